@@ -1,0 +1,46 @@
+#pragma once
+// The 36-D HoG block descriptor (ALGORITHMS.md §1): a block is split into 2×2 cells, each cell
+// gives a 9-bin histogram of gradient magnitude (gray levels), the 4 histograms are concatenated
+// cell-major (top-left, top-right, bottom-left, bottom-right; bins 0..8 inside each) and normalised.
+// The 3×3 grid of cell corners costs 9 points × 9 bins = 81 integral-histogram look-ups.
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "cascadekit/features/geometry.hpp"
+#include "cascadekit/features/integral_histogram.hpp"
+
+namespace cascadekit {
+
+inline constexpr int kBlockDims = 36;
+using BlockDescriptor = std::array<float, kBlockDims>;
+
+enum class BlockNorm {
+    L2,     // v / (‖v‖₂ + ε)
+    L2Hys,  // L2, clip every component at hys_clip, L2 again (Dalal & Triggs)
+    L1Sqrt  // sqrt(v / (‖v‖₁ + ε))
+};
+std::string_view to_string(BlockNorm norm);
+// Parses "l2", "l2-hys", "l1-sqrt"; returns false for anything else.
+bool parse_block_norm(std::string_view text, BlockNorm& out);
+
+// How blocks are normalised. Stored in the model file, so the detector uses the trainer's values.
+struct HogParams {
+    BlockNorm norm = BlockNorm::L2;
+    // ε in gray-level units of summed magnitude. Must be > 0: it makes a constant (gradient-free)
+    // block give the zero vector instead of 0/0.
+    float epsilon = 1.0f;
+    float hys_clip = 0.2f;  // L2-Hys clipping level, as in Dalal & Triggs
+    friend bool operator==(const HogParams&, const HogParams&) = default;
+};
+
+// Normalises raw cell-histogram sums (gray levels) in place according to params.
+void normalise_block(BlockDescriptor& v, const HogParams& params);
+
+// Descriptor of block (offset by the window origin ox, oy) from an integral histogram.
+// Requires: block.w and block.h even, the block inside the integral histogram's image, and its
+// area <= kMaxExactRectArea. Ensures: finite values; all zero for a gradient-free block.
+void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
+                      const HogParams& params, BlockDescriptor& out);
+
+}  // namespace cascadekit

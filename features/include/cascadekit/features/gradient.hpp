@@ -1,0 +1,43 @@
+#pragma once
+// Gradient orientation and magnitude of an 8-bit gray image (ALGORITHMS.md §1).
+//
+// Gradients use the centred kernel [-1 0 1] in x and y with no smoothing, as Dalal & Triggs
+// found smoothing hurts. At the image border the edge pixel is replicated, so a border pixel's
+// gradient is a one-sided difference. Because the input is 8-bit, gx and gy are integers in
+// [-255, 255]: every quantity below is computed exactly, so every backend agrees bit for bit.
+#include <cstdint>
+
+#include "cascadekit/features/image.hpp"
+
+namespace cascadekit {
+
+inline constexpr int kOrientationBins = 9;  // unsigned, 20° each over [0°, 180°)
+
+// Magnitudes are stored in fixed point with this many units per gray level so that integral
+// histograms can be exact 32-bit integers (see integral_histogram.hpp for the error bound).
+inline constexpr int kMagnitudeScale = 256;
+// Largest quantised magnitude: round(sqrt(255² + 255²) * 256) = 92319.
+inline constexpr std::uint32_t kMaxQuantisedMagnitude = 92319;
+
+// Unsigned orientation bin of the gradient (gx, gy): floor(angle / 20°) with the angle of
+// atan2(gy, gx) folded into [0°, 180°). Computed without atan, by comparing the folded gradient
+// with the 8 bin boundaries (sign of a cross product). Requires |gx|, |gy| <= 255 (tested
+// exhaustively over that domain against atan2). The zero gradient is bin 0.
+int orientation_bin(int gx, int gy);
+
+// round(sqrt(gx² + gy²) * kMagnitudeScale), exact (integer square root of an exact integer).
+std::uint32_t quantised_magnitude(int gx, int gy);
+
+// Per-pixel gradient of a gray image: the orientation bin and the quantised magnitude.
+struct GradientField {
+    int width = 0;
+    int height = 0;
+    std::vector<std::uint8_t> bin;         // row-major, width*height
+    std::vector<std::uint32_t> magnitude;  // row-major, width*height, units of 1/kMagnitudeScale
+};
+
+// Computes gx = I(x+1,y) - I(x-1,y), gy = I(x,y+1) - I(x,y-1) with replicated borders.
+void gradient_at(const GrayImage& image, int x, int y, int& gx, int& gy);
+GradientField compute_gradients(const GrayImage& image);
+
+}  // namespace cascadekit

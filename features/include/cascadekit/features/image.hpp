@@ -1,0 +1,55 @@
+#pragma once
+// Raw image buffers: what the runtime accepts (no OpenCV types cross this boundary).
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cascadekit {
+
+// Order of the colour channels in a 3- or 4-channel buffer. OpenCV decodes to BGR.
+enum class ChannelOrder { BGR, RGB };
+
+// A non-owning view of an 8-bit image.
+// Requires: data points to height rows of stride bytes, each holding width * channels bytes;
+//           channels is 1 (gray), 3 (BGR/RGB) or 4 (BGRA/RGBA, alpha ignored).
+// Pixel (x, y) is the square [x, x+1) x [y, y+1); its first byte is data[y*stride + x*channels].
+struct ImageView {
+    const std::uint8_t* data = nullptr;
+    int width = 0;
+    int height = 0;
+    std::ptrdiff_t stride = 0;  // bytes between the starts of consecutive rows
+    int channels = 1;
+    ChannelOrder order = ChannelOrder::BGR;
+};
+
+// Thrown for buffers that break ImageView's contract (null data, bad channels, short stride).
+class ImageError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+// An owning 8-bit single-channel image, rows packed (stride == width).
+struct GrayImage {
+    int width = 0;
+    int height = 0;
+    std::vector<std::uint8_t> pixels;
+
+    GrayImage() = default;
+    GrayImage(int w, int h) : width(w), height(h), pixels(static_cast<std::size_t>(w) * h) {}
+    std::uint8_t at(int x, int y) const { return pixels[static_cast<std::size_t>(y) * width + x]; }
+    std::uint8_t& at(int x, int y) { return pixels[static_cast<std::size_t>(y) * width + x]; }
+    ImageView view() const { return {pixels.data(), width, height, width, 1, ChannelOrder::BGR}; }
+};
+
+// Checks the view against its contract; throws ImageError saying what is wrong.
+void validate(const ImageView& image);
+
+// Converts to 8-bit gray with the ITU-R BT.601 luma weights in 14-bit fixed point
+// (0.299 R + 0.587 G + 0.114 B, rounded), so that every backend produces the same bytes.
+// A 1-channel view is copied. Ensures: result has the view's width and height.
+GrayImage to_gray(const ImageView& image);
+void to_gray(const ImageView& image, GrayImage& out);  // reuses out's storage
+
+}  // namespace cascadekit

@@ -1,0 +1,59 @@
+#pragma once
+// Integral histograms of oriented gradients (ALGORITHMS.md §1): one exclusive integral image per
+// orientation bin, I_b(x, y) = sum of quantised magnitudes of bin b over pixels u < x, v < y.
+//
+// Precision decision: the 9 integral images hold uint32 sums of fixed-point magnitudes
+// (1/256 gray level) and wrap modulo 2^32. A rectangle's sum I(x1,y1) - I(x0,y1) - I(x1,y0) +
+// I(x0,y0), done in the same modular arithmetic, is exact whenever the true sum is below 2^32,
+// i.e. for every rectangle of at most 2^32 / 92319 = 46,523 pixels (any block of a 64×128
+// window, or of a 128×256 one) whatever the image size. So the only error is the quantisation
+// of each magnitude: at most 1/512 gray level per pixel, area/512 for a rectangle, the same for a
+// 1920×1080 image as for a 64×128 one (tests/features: IntegralHistogram.WorstCase1080p). float32
+// sums would instead lose ~64 units at 1080p's totals (~7.5e8) and double would double memory.
+// Integer sums are also associative, so the CPU and GPU builds agree bit for bit.
+//
+// Layout: (height+1) rows of (width+1) points, each point 9 consecutive uint32 (one per bin);
+// row 0 and column 0 are zero.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cascadekit/features/geometry.hpp"
+#include "cascadekit/features/gradient.hpp"
+#include "cascadekit/features/image.hpp"
+
+namespace cascadekit {
+
+// Largest rectangle area (pixels) whose integral-histogram sums are guaranteed exact.
+inline constexpr long long kMaxExactRectArea = 0xFFFFFFFFLL / kMaxQuantisedMagnitude;  // 46523
+
+class IntegralHistogram {
+public:
+    IntegralHistogram() = default;
+
+    // Computes gradients, bins and the 9 integral images of image in one pass over the pixels
+    // plus one column pass; parallel over rows/columns with TBB, deterministic.
+    // Reuses this object's storage when the size does not grow.
+    void compute(const GrayImage& image);
+
+    int width() const { return width_; }    // image width (points per row is width+1)
+    int height() const { return height_; }  // image height
+
+    // Pointer to the 9 bins of integral point (x, y), 0 <= x <= width, 0 <= y <= height.
+    const std::uint32_t* point(int x, int y) const {
+        return data_.data() + (static_cast<std::size_t>(y) * (width_ + 1) + x) * kOrientationBins;
+    }
+    std::size_t row_stride() const { return static_cast<std::size_t>(width_ + 1) * kOrientationBins; }
+    const std::uint32_t* data() const { return data_.data(); }
+
+    // Per-bin sums of quantised magnitude over rect (exact for rect.w*rect.h <= kMaxExactRectArea).
+    // Requires: rect inside the image.
+    std::array<std::uint32_t, kOrientationBins> rect_sum(const Rect& rect) const;
+
+private:
+    int width_ = 0;
+    int height_ = 0;
+    std::vector<std::uint32_t> data_;
+};
+
+}  // namespace cascadekit

@@ -1,0 +1,73 @@
+#include "cascadekit/features/block.hpp"
+
+#include <cmath>
+
+namespace cascadekit {
+
+std::string_view to_string(BlockNorm norm) {
+    switch (norm) {
+        case BlockNorm::L2: return "l2";
+        case BlockNorm::L2Hys: return "l2-hys";
+        case BlockNorm::L1Sqrt: return "l1-sqrt";
+    }
+    return "?";
+}
+
+bool parse_block_norm(std::string_view text, BlockNorm& out) {
+    for (BlockNorm n : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt})
+        if (text == to_string(n)) {
+            out = n;
+            return true;
+        }
+    return false;
+}
+
+namespace {
+void scale_l2(BlockDescriptor& v, float epsilon) {
+    float sq = 0.0f;
+    for (float x : v) sq += x * x;
+    const float inv = 1.0f / (std::sqrt(sq) + epsilon);
+    for (float& x : v) x *= inv;
+}
+}  // namespace
+
+void normalise_block(BlockDescriptor& v, const HogParams& params) {
+    switch (params.norm) {
+        case BlockNorm::L2:
+            scale_l2(v, params.epsilon);
+            break;
+        case BlockNorm::L2Hys:
+            scale_l2(v, params.epsilon);
+            for (float& x : v) x = x > params.hys_clip ? params.hys_clip : x;
+            scale_l2(v, params.epsilon);
+            break;
+        case BlockNorm::L1Sqrt: {
+            float l1 = 0.0f;
+            for (float x : v) l1 += x;  // components are sums of magnitudes, never negative
+            const float inv = 1.0f / (l1 + params.epsilon);
+            for (float& x : v) x = std::sqrt(x * inv);
+            break;
+        }
+    }
+}
+
+void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
+                      const HogParams& params, BlockDescriptor& out) {
+    const int x0 = ox + block.x, y0 = oy + block.y;
+    const int xs[3] = {x0, x0 + block.w / 2, x0 + block.w};
+    const int ys[3] = {y0, y0 + block.h / 2, y0 + block.h};
+    const std::uint32_t* p[3][3];
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) p[j][i] = ih.point(xs[i], ys[j]);
+    constexpr float kToGray = 1.0f / kMagnitudeScale;
+    int k = 0;
+    for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 2; ++i)
+            for (int b = 0; b < kOrientationBins; ++b, ++k) {
+                const std::uint32_t s = p[j + 1][i + 1][b] - p[j][i + 1][b] - p[j + 1][i][b] + p[j][i][b];
+                out[k] = static_cast<float>(s) * kToGray;
+            }
+    normalise_block(out, params);
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,36 @@
+#include "cascadekit/features/block_pool.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace cascadekit {
+
+namespace {
+// Position step by the block's shorter side (ALGORITHMS.md §1): small blocks are placed densely.
+int zhu_step(int shorter_side) { return shorter_side < 16 ? 4 : shorter_side < 24 ? 6 : 8; }
+
+void add_positions(std::vector<Rect>& pool, int w, int h, int step, int win_w, int win_h) {
+    if (w > win_w || h > win_h) return;
+    for (int y = 0; y + h <= win_h; y += step)
+        for (int x = 0; x + w <= win_w; x += step) pool.push_back({x, y, w, h});
+}
+}  // namespace
+
+std::vector<std::string_view> block_pool_names() { return {"zhu", "dalal-triggs"}; }
+
+std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h) {
+    std::vector<Rect> pool;
+    if (name == "zhu") {
+        constexpr int kMinSide = 12;
+        for (int s = kMinSide; s <= win_w && s <= win_h; s += 2) add_positions(pool, s, s, zhu_step(s), win_w, win_h);
+        for (int w = kMinSide; w <= win_w && 2 * w <= win_h; w += 2) add_positions(pool, w, 2 * w, zhu_step(w), win_w, win_h);
+        for (int h = kMinSide; 2 * h <= win_w && h <= win_h; h += 2) add_positions(pool, 2 * h, h, zhu_step(h), win_w, win_h);
+    } else if (name == "dalal-triggs") {
+        add_positions(pool, 16, 16, 8, win_w, win_h);
+    } else {
+        throw std::invalid_argument("unknown block pool '" + std::string(name) + "' (expected zhu or dalal-triggs)");
+    }
+    return pool;
+}
+
+}  // namespace cascadekit

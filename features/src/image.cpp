@@ -1,0 +1,50 @@
+#include "cascadekit/features/image.hpp"
+
+#include <cstdlib>
+
+namespace cascadekit {
+
+void validate(const ImageView& image) {
+    if (image.width < 0 || image.height < 0)
+        throw ImageError("image has negative size " + std::to_string(image.width) + "x" +
+                         std::to_string(image.height));
+    if (image.channels != 1 && image.channels != 3 && image.channels != 4)
+        throw ImageError("image has " + std::to_string(image.channels) +
+                         " channels; expected 1, 3 or 4");
+    if (image.width == 0 || image.height == 0) return;
+    if (image.data == nullptr) throw ImageError("image data is null");
+    if (std::llabs(image.stride) < static_cast<long long>(image.width) * image.channels)
+        throw ImageError("image stride " + std::to_string(image.stride) + " is shorter than a row of " +
+                         std::to_string(image.width * image.channels) + " bytes");
+}
+
+void to_gray(const ImageView& image, GrayImage& out) {
+    validate(image);
+    out.width = image.width;
+    out.height = image.height;
+    out.pixels.resize(static_cast<std::size_t>(image.width) * image.height);
+    // BT.601 luma in 14-bit fixed point: 0.299, 0.587, 0.114 times 2^14, summing to 2^14.
+    constexpr std::uint32_t kR = 4899, kG = 9617, kB = 1868, kHalf = 1u << 13;
+    const bool bgr = image.order == ChannelOrder::BGR;
+    for (int y = 0; y < image.height; ++y) {
+        const std::uint8_t* row = image.data + y * image.stride;
+        std::uint8_t* dst = out.pixels.data() + static_cast<std::size_t>(y) * image.width;
+        if (image.channels == 1) {
+            for (int x = 0; x < image.width; ++x) dst[x] = row[x];
+            continue;
+        }
+        for (int x = 0; x < image.width; ++x) {
+            const std::uint8_t* p = row + x * image.channels;
+            const std::uint32_t r = bgr ? p[2] : p[0], b = bgr ? p[0] : p[2];
+            dst[x] = static_cast<std::uint8_t>((kR * r + kG * p[1] + kB * b + kHalf) >> 14);
+        }
+    }
+}
+
+GrayImage to_gray(const ImageView& image) {
+    GrayImage out;
+    to_gray(image, out);
+    return out;
+}
+
+}  // namespace cascadekit

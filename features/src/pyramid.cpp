@@ -1,0 +1,81 @@
+#include "cascadekit/features/pyramid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace cascadekit {
+
+std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int window_width,
+                                       int window_height, double step, double first_scale,
+                                       double max_scale) {
+    if (!(step > 1.0) || !std::isfinite(step))
+        throw std::invalid_argument("scale step must be > 1, got " + std::to_string(step));
+    if (!(first_scale > 0.0) || !std::isfinite(first_scale))
+        throw std::invalid_argument("first scale must be > 0, got " + std::to_string(first_scale));
+    if (window_width <= 0 || window_height <= 0)
+        throw std::invalid_argument("window must have positive size");
+    std::vector<PyramidLevel> levels;
+    constexpr int kMaxLevels = 1000;  // step > 1 ends the loop long before; this guards step ≈ 1
+    for (int k = 0; k < kMaxLevels; ++k) {
+        const double scale = first_scale * std::pow(step, k);
+        if (max_scale > 0.0 && scale > max_scale * (1.0 + 1e-9)) break;
+        const int w = static_cast<int>(std::floor(image_width / scale + 1e-9));
+        const int h = static_cast<int>(std::floor(image_height / scale + 1e-9));
+        if (w < window_width || h < window_height) break;
+        levels.push_back({scale, w, h});
+    }
+    return levels;
+}
+
+namespace {
+constexpr int kBits = 11;
+constexpr int kOne = 1 << kBits;
+
+// Source index pairs and 11-bit weights of one axis.
+struct AxisTable {
+    std::vector<int> i0, i1, wt;
+};
+AxisTable axis_table(int dst, int src, double scale) {
+    AxisTable t;
+    t.i0.resize(dst);
+    t.i1.resize(dst);
+    t.wt.resize(dst);
+    for (int u = 0; u < dst; ++u) {
+        const double f = (u + 0.5) * scale - 0.5;
+        int i = static_cast<int>(std::floor(f));
+        int a = static_cast<int>(std::lround((f - i) * kOne));
+        if (a == kOne) { ++i; a = 0; }
+        if (i < 0) { i = 0; a = 0; }
+        if (i >= src - 1) { i = src - 1; a = 0; }
+        t.i0[u] = i;
+        t.i1[u] = std::min(i + 1, src - 1);
+        t.wt[u] = a;
+    }
+    return t;
+}
+}  // namespace
+
+void resample_bilinear(const GrayImage& src, double scale, int dst_width, int dst_height, GrayImage& dst) {
+    if (src.width <= 0 || src.height <= 0) throw std::invalid_argument("cannot resample an empty image");
+    dst.width = dst_width;
+    dst.height = dst_height;
+    dst.pixels.resize(static_cast<std::size_t>(dst_width) * dst_height);
+    const AxisTable tx = axis_table(dst_width, src.width, scale);
+    const AxisTable ty = axis_table(dst_height, src.height, scale);
+    for (int v = 0; v < dst_height; ++v) {
+        const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(ty.i0[v]) * src.width;
+        const std::uint8_t* r1 = src.pixels.data() + static_cast<std::size_t>(ty.i1[v]) * src.width;
+        const std::uint32_t b = static_cast<std::uint32_t>(ty.wt[v]), a_ = kOne - b;
+        std::uint8_t* out = dst.pixels.data() + static_cast<std::size_t>(v) * dst_width;
+        for (int u = 0; u < dst_width; ++u) {
+            const std::uint32_t wx = static_cast<std::uint32_t>(tx.wt[u]), wx0 = kOne - wx;
+            const std::uint32_t top = r0[tx.i0[u]] * wx0 + r0[tx.i1[u]] * wx;
+            const std::uint32_t bot = r1[tx.i0[u]] * wx0 + r1[tx.i1[u]] * wx;
+            out[u] = static_cast<std::uint8_t>((top * a_ + bot * b + (1u << (2 * kBits - 1))) >> (2 * kBits));
+        }
+    }
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,27 @@
+#pragma once
+// The CPU backend: TBB over window rows of each pyramid level (levels in order, features of a
+// level computed in parallel first). Output is independent of the number of threads.
+#include "cascadekit/runtime/detector.hpp"
+#include "cascadekit/runtime/window_evaluator.hpp"
+
+namespace cascadekit {
+
+class CpuDetector final : public Detector {
+public:
+    CpuDetector(CascadeModel model, DetectParams params);
+    DetectResult detect(const ImageView& image) override;
+    std::string backend_name() const override { return "cpu"; }
+    const CascadeModel& model() const override { return model_; }
+    const DetectParams& params() const override { return params_; }
+
+private:
+    CascadeModel model_;
+    DetectParams params_;
+    bool needs_hog_ = false;
+    bool needs_gray_integral_ = false;
+    // Reused between frames: no allocation after the first frame of a size.
+    GrayImage gray_, level_image_;
+    LevelFeatures features_;
+};
+
+}  // namespace cascadekit

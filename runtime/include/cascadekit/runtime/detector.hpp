@@ -1,0 +1,84 @@
+#pragma once
+// The Detector interface (ALGORITHMS.md §3): scan a model's window over an image pyramid,
+// evaluate the cascade's stages in order with early rejection, return the accepted windows and
+// per-stage statistics. Backends: CPU (TBB) now, CUDA behind the same interface.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cascadekit/features/image.hpp"
+#include "cascadekit/features/model.hpp"
+
+namespace cascadekit {
+
+// How the window is scanned. Defaults are Bilgiç's sparse scan (stride 8, ×1.2).
+struct DetectParams {
+    int stride = 8;            // window step in level pixels, both axes
+    double scale_step = 1.2;   // ratio of consecutive pyramid scales, > 1
+    double min_scale = 1.0;    // smallest window scale (input pixels per level pixel); < 1 upscales
+    double max_scale = 0.0;    // largest window scale; 0 = until the level is smaller than the window
+};
+
+// Throws std::invalid_argument naming the bad parameter.
+void validate(const DetectParams& params);
+
+// An accepted window in input pixels: the window's top-left (x, y) and its size (w, h) =
+// model window × level scale. score: the last stage's sum minus its threshold (>= 0).
+struct Detection {
+    double x = 0, y = 0, w = 0, h = 0;
+    float score = 0;
+    int level = 0;  // pyramid level, -1 after fusion
+    double scale = 1.0;
+    friend bool operator==(const Detection&, const Detection&) = default;
+};
+
+struct DetectStats {
+    std::uint64_t windows_scanned = 0;
+    std::vector<std::uint64_t> rejected_per_stage;  // windows rejected by stage s (one entry per stage)
+    std::uint64_t weak_evaluated = 0;               // HoG learners plus LBP weak classifiers evaluated
+    int levels = 0;                                 // pyramid levels scanned
+    std::uint64_t windows_accepted() const {
+        std::uint64_t r = 0;
+        for (auto n : rejected_per_stage) r += n;
+        return windows_scanned - r;
+    }
+    friend bool operator==(const DetectStats&, const DetectStats&) = default;
+};
+
+struct DetectResult {
+    std::vector<Detection> detections;  // raw accepted windows, ordered by level, then y, then x
+    DetectStats stats;
+};
+
+// A detection request that cannot be served (e.g. an image smaller than the window).
+class DetectError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class Backend { Auto, Cpu, Cuda };
+std::string to_string(Backend backend);
+bool parse_backend(const std::string& text, Backend& out);
+
+// Thread safety: one Detector serves one detect() call at a time (it owns reusable buffers);
+// use one Detector per thread for concurrent calls. Results do not depend on the thread count.
+class Detector {
+public:
+    virtual ~Detector() = default;
+    // Requires: a valid image (see validate(ImageView)). Throws DetectError when no pyramid level
+    // fits the window (the image, scaled by 1/min_scale, is smaller than the window).
+    virtual DetectResult detect(const ImageView& image) = 0;
+    virtual std::string backend_name() const = 0;
+    virtual const CascadeModel& model() const = 0;
+    virtual const DetectParams& params() const = 0;
+
+    // Validates model and params (throws ModelError / std::invalid_argument). Backend::Auto picks
+    // CUDA when this build has it and a device is present, else CPU; Backend::Cuda throws
+    // DetectError when unavailable.
+    static std::unique_ptr<Detector> create(const CascadeModel& model, const DetectParams& params,
+                                            Backend backend = Backend::Auto);
+};
+
+}  // namespace cascadekit

@@ -1,0 +1,83 @@
+#include "cascadekit/runtime/cpu_detector.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "cascadekit/features/pyramid.hpp"
+
+namespace cascadekit {
+
+CpuDetector::CpuDetector(CascadeModel model, DetectParams params) : model_(std::move(model)), params_(params) {
+    validate_model(model_);
+    validate(params_);
+    for (const Stage& s : model_.stages) (std::holds_alternative<HogSvmStage>(s) ? needs_hog_ : needs_gray_integral_) = true;
+}
+
+namespace {
+// What one row of windows produced; rows are merged in order so the output is thread-independent.
+struct RowResult {
+    std::vector<Detection> detections;
+    std::vector<std::uint64_t> rejected;
+    std::uint64_t weak = 0;
+    std::uint64_t scanned = 0;
+};
+}  // namespace
+
+DetectResult CpuDetector::detect(const ImageView& image) {
+    to_gray(image, gray_);
+    const int ww = model_.window_width, wh = model_.window_height;
+    const auto levels = plan_pyramid(gray_.width, gray_.height, ww, wh, params_.scale_step, params_.min_scale,
+                                     params_.max_scale);
+    if (levels.empty())
+        throw DetectError("image " + std::to_string(gray_.width) + "x" + std::to_string(gray_.height) +
+                          " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
+                          " at scale " + std::to_string(params_.min_scale) +
+                          " (a min scale below 1 upscales the image)");
+    DetectResult result;
+    result.stats.rejected_per_stage.assign(model_.stages.size(), 0);
+    result.stats.levels = static_cast<int>(levels.size());
+    const std::size_t n_stages = model_.stages.size();
+
+    for (std::size_t li = 0; li < levels.size(); ++li) {
+        const PyramidLevel& level = levels[li];
+        const GrayImage* img = &gray_;
+        if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0) {
+            resample_bilinear(gray_, level.scale, level.width, level.height, level_image_);
+            img = &level_image_;
+        }
+        if (needs_hog_) features_.hog.compute(*img);
+        if (needs_gray_integral_) features_.gray.compute(*img);
+
+        const int rows = (level.height - wh) / params_.stride + 1;
+        const int cols = (level.width - ww) / params_.stride + 1;
+        std::vector<RowResult> row_results(static_cast<std::size_t>(rows));
+        tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+            for (int row = r.begin(); row < r.end(); ++row) {
+                RowResult& out = row_results[static_cast<std::size_t>(row)];
+                out.rejected.assign(n_stages, 0);
+                const int y = row * params_.stride;
+                for (int col = 0; col < cols; ++col) {
+                    const int x = col * params_.stride;
+                    const WindowOutcome w = evaluate_window(model_, features_, x, y);
+                    ++out.scanned;
+                    out.weak += w.weak_evaluated;
+                    if (w.rejected_at >= 0) {
+                        ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
+                        continue;
+                    }
+                    out.detections.push_back({x * level.scale, y * level.scale, ww * level.scale, wh * level.scale,
+                                              w.score, static_cast<int>(li), level.scale});
+                }
+            }
+        });
+        for (RowResult& rr : row_results) {
+            result.stats.windows_scanned += rr.scanned;
+            result.stats.weak_evaluated += rr.weak;
+            for (std::size_t s = 0; s < n_stages; ++s) result.stats.rejected_per_stage[s] += rr.rejected[s];
+            result.detections.insert(result.detections.end(), rr.detections.begin(), rr.detections.end());
+        }
+    }
+    return result;
+}
+
+}  // namespace cascadekit

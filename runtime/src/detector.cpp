@@ -1,0 +1,45 @@
+#include "cascadekit/runtime/detector.hpp"
+
+#include <cmath>
+
+#include "cascadekit/runtime/cpu_detector.hpp"
+
+namespace cascadekit {
+
+void validate(const DetectParams& p) {
+    if (p.stride < 1) throw std::invalid_argument("stride must be >= 1, got " + std::to_string(p.stride));
+    if (!(p.scale_step > 1.0) || !std::isfinite(p.scale_step))
+        throw std::invalid_argument("scale step must be > 1, got " + std::to_string(p.scale_step));
+    if (!(p.min_scale > 0.0) || !std::isfinite(p.min_scale))
+        throw std::invalid_argument("min scale must be > 0, got " + std::to_string(p.min_scale));
+    if (!std::isfinite(p.max_scale) || p.max_scale < 0.0 || (p.max_scale > 0.0 && p.max_scale < p.min_scale))
+        throw std::invalid_argument("max scale must be 0 (no limit) or >= min scale, got " + std::to_string(p.max_scale));
+}
+
+std::string to_string(Backend b) {
+    switch (b) {
+        case Backend::Auto: return "auto";
+        case Backend::Cpu: return "cpu";
+        case Backend::Cuda: return "cuda";
+    }
+    return "?";
+}
+
+bool parse_backend(const std::string& text, Backend& out) {
+    for (Backend b : {Backend::Auto, Backend::Cpu, Backend::Cuda})
+        if (text == to_string(b)) {
+            out = b;
+            return true;
+        }
+    return false;
+}
+
+std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const DetectParams& params, Backend backend) {
+    validate_model(model);
+    validate(params);
+    if (backend == Backend::Cuda)
+        throw DetectError("the CUDA backend is not part of this build (it arrives with runtime/cuda)");
+    return std::make_unique<CpuDetector>(model, params);
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,45 @@
+#pragma once
+// The subcommands of `cascade`. Each returns the process exit code:
+// 0 success; 1 the command could not run (bad model, bad option, output not writable);
+// 2 it ran but some inputs failed (each reported by name).
+#include <string>
+#include <vector>
+
+#include "cascadekit/runtime/detector.hpp"
+#include "cascadekit/runtime/fusion.hpp"
+
+namespace cascadekit::tools {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFatal = 1;
+inline constexpr int kExitSomeInputsFailed = 2;
+
+struct DetectOptions {
+    std::string model;
+    std::vector<std::string> inputs;
+    DetectParams params;
+    FusionParams fusion;
+    Backend backend = Backend::Auto;
+    std::string json;         // empty: no JSON
+    std::string draw_dir;     // empty: no drawings
+    long long max_frames = 0; // per video; 0 = all
+};
+int run_detect(const DetectOptions& options);
+
+struct InspectOptions {
+    std::string model;  // empty with pool set
+    std::string draw;   // PNG path
+    std::string pool;   // block pool name
+};
+int run_inspect(const InspectOptions& options);
+
+struct BenchFeaturesOptions {
+    std::vector<std::string> sizes{"320x240", "640x480", "1280x960", "1920x1080"};
+    int repeats = 9;
+    std::string out;       // Markdown file; empty: stdout only
+    bool opencv_peer = true;
+    std::string command_line;
+};
+int run_bench_features(const BenchFeaturesOptions& options);
+
+}  // namespace cascadekit::tools

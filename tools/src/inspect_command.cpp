@@ -1,0 +1,100 @@
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "cascadekit/features/block_pool.hpp"
+#include "cascadekit/io/model_file.hpp"
+#include "commands.hpp"
+#include "output_files.hpp"
+
+namespace cascadekit::tools {
+
+namespace {
+void print_model(const std::string& path, const CascadeModel& m) {
+    std::printf("model %s\n", path.c_str());
+    std::printf("  window %dx%d, features %s, blocks %s (epsilon %g, hys_clip %g)\n", m.window_width, m.window_height,
+                feature_family(m).c_str(), std::string(to_string(m.hog.norm)).c_str(), m.hog.epsilon, m.hog.hys_clip);
+    std::printf("  created %s by cascadekit %s\n", m.metadata.created_utc.c_str(), m.metadata.toolkit_version.c_str());
+    if (!m.metadata.data_description.empty()) std::printf("  data: %s\n", m.metadata.data_description.c_str());
+    std::printf("  %zu stage(s)\n", m.stages.size());
+    std::printf("  %5s  %-13s  %8s  %-6s  %12s\n", "stage", "kind", "learners", "vote", "threshold");
+    std::size_t total = 0;
+    for (std::size_t s = 0; s < m.stages.size(); ++s) {
+        total += stage_size(m.stages[s]);
+        if (const auto* h = std::get_if<HogSvmStage>(&m.stages[s]))
+            std::printf("  %5zu  %-13s  %8zu  %-6s  %12.6g\n", s, "hog_svm", h->learners.size(),
+                        h->vote == VoteMode::Binary ? "binary" : "margin", h->threshold);
+        else {
+            const auto& w = std::get<WaldBoostLbpStage>(m.stages[s]);
+            std::printf("  %5zu  %-13s  %8zu  %-6s  %12.6g\n", s, "waldboost_lbp", w.weak.size(), "-", w.final_threshold);
+        }
+    }
+    std::printf("  %zu weak learner(s) in all\n", total);
+}
+
+// One window-sized panel per stage, its blocks (HoG) or 3×3 cell grids (LBP) outlined.
+cv::Mat draw_stages(const CascadeModel& m) {
+    constexpr int kZoom = 3, kPerRow = 6, kMargin = 8, kLabel = 18;
+    const int pw = m.window_width * kZoom, ph = m.window_height * kZoom;
+    const int n = static_cast<int>(m.stages.size());
+    const int cols = std::min(n, kPerRow), rows = (n + kPerRow - 1) / kPerRow;
+    cv::Mat canvas(rows * (ph + kLabel + kMargin) + kMargin, cols * (pw + kMargin) + kMargin, CV_8UC3, cv::Scalar(255, 255, 255));
+    for (int s = 0; s < n; ++s) {
+        const int ox = kMargin + (s % kPerRow) * (pw + kMargin);
+        const int oy = kMargin + (s / kPerRow) * (ph + kLabel + kMargin);
+        cv::putText(canvas, "stage " + std::to_string(s + 1) + " (" + std::to_string(stage_size(m.stages[s])) + ")",
+                    {ox, oy + 13}, cv::FONT_HERSHEY_SIMPLEX, 0.45, cv::Scalar(0, 0, 0), 1);
+        const cv::Rect panel(ox, oy + kLabel, pw, ph);
+        canvas(panel).setTo(cv::Scalar(40, 40, 40));
+        std::vector<Rect> rects;
+        if (const auto* h = std::get_if<HogSvmStage>(&m.stages[s]))
+            for (const auto& l : h->learners) rects.push_back(l.block);
+        else
+            for (const auto& c : std::get<WaldBoostLbpStage>(m.stages[s]).weak) rects.push_back({c.cell.x, c.cell.y, 3 * c.cell.w, 3 * c.cell.h});
+        for (std::size_t i = 0; i < rects.size(); ++i) {
+            // A fixed hue walk keeps colours distinct and the picture reproducible.
+            cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar(static_cast<double>((i * 47) % 180), 200, 255)), bgr;
+            cv::cvtColor(hsv, bgr, cv::COLOR_HSV2BGR);
+            const auto c = bgr.at<cv::Vec3b>(0, 0);
+            const Rect& r = rects[i];
+            cv::rectangle(canvas, cv::Rect(ox + r.x * kZoom, oy + kLabel + r.y * kZoom, r.w * kZoom, r.h * kZoom),
+                          cv::Scalar(c[0], c[1], c[2]), 2);
+        }
+    }
+    return canvas;
+}
+}  // namespace
+
+int run_inspect(const InspectOptions& o) {
+    if (!o.pool.empty()) {
+        try {
+            const auto pool = make_block_pool(o.pool, 64, 128);
+            std::printf("pool %s: %zu blocks\n", o.pool.c_str(), pool.size());
+        } catch (const std::exception& e) {
+            spdlog::error("{}", e.what());
+            return kExitFatal;
+        }
+        if (o.model.empty()) return kExitOk;
+    }
+    if (o.model.empty()) {
+        spdlog::error("inspect needs a model FILE or --pool NAME");
+        return kExitFatal;
+    }
+    try {
+        const CascadeModel m = load_model(o.model);
+        print_model(o.model, m);
+        if (!o.draw.empty()) {
+            const cv::Mat canvas = draw_stages(m);
+            write_atomically(o.draw, [&](const std::filesystem::path& tmp) { return cv::imwrite(tmp.string(), canvas); });
+            spdlog::info("wrote {}", o.draw);
+        }
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return kExitFatal;
+    }
+    return kExitOk;
+}
+
+}  // namespace cascadekit::tools

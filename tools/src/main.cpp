@@ -1,0 +1,104 @@
+// cascade: train, detect, evaluate, inspect and benchmark boosted rejection cascades.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <tbb/global_control.h>
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+
+using namespace cascadekit;
+using namespace cascadekit::tools;
+
+namespace {
+std::string joined_command_line(int argc, char** argv) {
+    std::string s = "cascade";
+    for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
+    return s;
+}
+
+// CLI11 check: a choice from a fixed list.
+CLI::IsMember choices(std::vector<std::string> v) { return CLI::IsMember(std::move(v)); }
+}  // namespace
+
+int main(int argc, char** argv) {
+    auto logger = spdlog::stderr_color_mt("cascade");
+    spdlog::set_default_logger(logger);
+    spdlog::set_pattern("[%H:%M:%S] %^%l%$ %v");
+
+    CLI::App app{"cascade: boosted rejection cascades for object detection (cascadekit " CASCADEKIT_VERSION ")"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", CASCADEKIT_VERSION);
+    bool quiet = false;
+    int threads = 0;
+    app.add_flag("-q,--quiet", quiet, "Only warnings and errors on stderr");
+    app.add_option("--threads", threads, "Worker threads (default: all hardware threads)")->check(CLI::NonNegativeNumber);
+
+    // detect -------------------------------------------------------------------------------
+    DetectOptions det;
+    std::string fuse = "meanshift", backend = "auto";
+    double upscale = 0.0;
+    auto* detect = app.add_subcommand("detect", "Detect objects in images, folders, lists of paths or videos");
+    detect->add_option("--model", det.model, "Cascade model file (.h5)")->required();
+    detect->add_option("INPUT", det.inputs,
+                       "Image, folder of images, list file (.txt/.lst, one path a line) or video")->required();
+    detect->add_option("--stride", det.params.stride, "Window step in pyramid-level pixels")->capture_default_str();
+    detect->add_option("--scale-step", det.params.scale_step, "Ratio between pyramid levels (> 1)")->capture_default_str();
+    detect->add_option("--min-scale", det.params.min_scale,
+                       "Smallest window scale; below 1 upscales the input for small objects")->capture_default_str();
+    detect->add_option("--max-scale", det.params.max_scale, "Largest window scale (0 = no limit)")->capture_default_str();
+    detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
+    detect->add_option("--fuse", fuse, "Fusion of overlapping windows")->check(choices({"meanshift", "nms", "none"}))->capture_default_str();
+    detect->add_option("--nms-iou", det.fusion.nms_iou, "IoU above which NMS drops the weaker box")->capture_default_str();
+    detect->add_option("--sigma-x", det.fusion.sigma_x, "Mean-shift bandwidth in x at scale 1 (pixels)")->capture_default_str();
+    detect->add_option("--sigma-y", det.fusion.sigma_y, "Mean-shift bandwidth in y at scale 1 (pixels)")->capture_default_str();
+    detect->add_option("--sigma-s", det.fusion.sigma_s, "Mean-shift bandwidth in ln(scale)")->capture_default_str();
+    detect->add_flag("--score-weights", det.fusion.score_weights, "Weight mean-shift points by score instead of 1");
+    detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
+    detect->add_option("--json", det.json, "Write detections as JSON to this file");
+    detect->add_option("--draw", det.draw_dir, "Write annotated images into this folder");
+    detect->add_option("--max-frames", det.max_frames, "Frames to read from each video (0 = all)")->check(CLI::NonNegativeNumber);
+
+    // inspect ------------------------------------------------------------------------------
+    InspectOptions insp;
+    auto* inspect = app.add_subcommand("inspect", "Print a model's stages, or a block pool's size");
+    inspect->add_option("FILE", insp.model, "Cascade model file (.h5)");
+    inspect->add_option("--draw", insp.draw, "Paint each stage's blocks over a window-sized panel into this PNG");
+    inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({"zhu", "dalal-triggs"}));
+
+    // bench --------------------------------------------------------------------------------
+    auto* bench = app.add_subcommand("bench", "Measure speed");
+    bench->require_subcommand(1);
+    BenchFeaturesOptions bf;
+    bool no_peer = false;
+    auto* bench_features = bench->add_subcommand("features", "Gradients + integral histograms, MPix/s, 1 and all threads");
+    bench_features->add_option("--sizes", bf.sizes, "Image sizes WxH")->delimiter(',')->capture_default_str();
+    bench_features->add_option("--repeats", bf.repeats, "Timed runs per measurement (median reported)")->capture_default_str();
+    bench_features->add_option("--out", bf.out, "Also write the Markdown table to this file");
+    bench_features->add_flag("--no-opencv", no_peer, "Skip the OpenCV peer");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    if (quiet) spdlog::set_level(spdlog::level::warn);
+    std::optional<tbb::global_control> limit;
+    if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+
+    if (detect->parsed()) {
+        parse_fusion(fuse, det.fusion.method);
+        parse_backend(backend, det.backend);
+        if (upscale > 0.0) det.params.min_scale = 1.0 / upscale;
+        return run_detect(det);
+    }
+    if (inspect->parsed()) return run_inspect(insp);
+    if (bench_features->parsed()) {
+        bf.opencv_peer = !no_peer;
+        bf.command_line = joined_command_line(argc, argv);
+        return run_bench_features(bf);
+    }
+    return kExitFatal;
+}
