@@ -39,7 +39,9 @@ void normalise_block(BlockDescriptor& v, const HogParams& params) {
         case BlockNorm::L2Hys:
             scale_l2(v, params.epsilon);
             for (float& x : v) x = x > params.hys_clip ? params.hys_clip : x;
-            scale_l2(v, params.epsilon);
+            // The clipped vector is already of unit scale, so ε (in gray levels) would dominate
+            // here; renormalise with a small fixed ε as OpenCV's HOGDescriptor does.
+            scale_l2(v, kHysRenormEpsilon);
             break;
         case BlockNorm::L1Sqrt: {
             float l1 = 0.0f;

@@ -24,6 +24,7 @@ const Boundaries kBoundaries;
 }  // namespace
 
 int orientation_bin(int gx, int gy) {
+    if (gx == 0 && gy == 0) return 0;  // no orientation; its magnitude is 0 anyway
     // Fold into the half-plane of angles [0°, 180°): unsigned orientation.
     if (gy < 0 || (gy == 0 && gx < 0)) {
         gx = -gx;

@@ -13,11 +13,12 @@
 namespace cascadekit {
 
 inline constexpr int kBlockDims = 36;
+inline constexpr float kHysRenormEpsilon = 1e-3f;  // ε of L2-Hys's second pass (unit-scale input)
 using BlockDescriptor = std::array<float, kBlockDims>;
 
 enum class BlockNorm {
     L2,     // v / (‖v‖₂ + ε)
-    L2Hys,  // L2, clip every component at hys_clip, L2 again (Dalal & Triggs)
+    L2Hys,  // L2, clip every component at hys_clip, L2 again with ε = kHysRenormEpsilon (Dalal & Triggs)
     L1Sqrt  // sqrt(v / (‖v‖₁ + ε))
 };
 std::string_view to_string(BlockNorm norm);

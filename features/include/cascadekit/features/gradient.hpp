@@ -16,8 +16,8 @@ inline constexpr int kOrientationBins = 9;  // unsigned, 20° each over [0°, 18
 // Magnitudes are stored in fixed point with this many units per gray level so that integral
 // histograms can be exact 32-bit integers (see integral_histogram.hpp for the error bound).
 inline constexpr int kMagnitudeScale = 256;
-// Largest quantised magnitude: round(sqrt(255² + 255²) * 256) = 92319.
-inline constexpr std::uint32_t kMaxQuantisedMagnitude = 92319;
+// Largest quantised magnitude: round(sqrt(255² + 255²) * 256) = round(92319.8) = 92320.
+inline constexpr std::uint32_t kMaxQuantisedMagnitude = 92320;
 
 // Unsigned orientation bin of the gradient (gx, gy): floor(angle / 20°) with the angle of
 // atan2(gy, gx) folded into [0°, 180°). Computed without atan, by comparing the folded gradient

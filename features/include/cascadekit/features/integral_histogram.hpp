@@ -5,7 +5,7 @@
 // Precision decision: the 9 integral images hold uint32 sums of fixed-point magnitudes
 // (1/256 gray level) and wrap modulo 2^32. A rectangle's sum I(x1,y1) - I(x0,y1) - I(x1,y0) +
 // I(x0,y0), done in the same modular arithmetic, is exact whenever the true sum is below 2^32,
-// i.e. for every rectangle of at most 2^32 / 92319 = 46,523 pixels (any block of a 64×128
+// i.e. for every rectangle of at most 2^32 / 92320 = 46,522 pixels (any block of a 64×128
 // window, or of a 128×256 one) whatever the image size. So the only error is the quantisation
 // of each magnitude: at most 1/512 gray level per pixel, area/512 for a rectangle, the same for a
 // 1920×1080 image as for a 64×128 one (tests/features: IntegralHistogram.WorstCase1080p). float32
@@ -25,7 +25,7 @@
 namespace cascadekit {
 
 // Largest rectangle area (pixels) whose integral-histogram sums are guaranteed exact.
-inline constexpr long long kMaxExactRectArea = 0xFFFFFFFFLL / kMaxQuantisedMagnitude;  // 46523
+inline constexpr long long kMaxExactRectArea = 0xFFFFFFFFLL / kMaxQuantisedMagnitude;  // 46522
 
 class IntegralHistogram {
 public:

@@ -1,0 +1,221 @@
+// tools/: the `cascade` command, run as a user runs it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/videoio.hpp>
+#include <sstream>
+
+#include "cascadekit/io/model_file.hpp"
+#include "test_support.hpp"
+
+using namespace cascadekit;
+using namespace cascadekit::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CommandResult {
+    int code;
+    std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+CommandResult cascade(const std::string& args, const fs::path& dir) {
+    const std::string cmd = std::string("'") + CASCADE_EXE + "' " + args + " >'" + (dir / "stdout.txt").string() +
+                            "' 2>'" + (dir / "stderr.txt").string() + "'";
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
+}
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// A scene with two bars at known windows (see runtime tests) and the bar model.
+struct Scene {
+    fs::path dir, model, image;
+};
+Scene make_scene(const std::string& name) {
+    Scene s;
+    s.dir = scratch_dir(name);
+    s.model = s.dir / "bar.h5";
+    save_model(bar_model(), s.model);
+    GrayImage img = constant_image(420, 400, 0);
+    draw_bar(img, 32, 24, 1.0);
+    draw_bar(img, 160 * 1.44, 80 * 1.44, 1.44);
+    s.image = s.dir / "bars.pgm";
+    write_pgm(s.image, img);
+    return s;
+}
+
+}  // namespace
+
+// Also leaves build/demo/ with a model and an image for README's example command.
+TEST(Cli, DemoModelAndImageForTheReadme) {
+    const fs::path demo = fs::path(CASCADEKIT_BINARY_DIR) / "demo";
+    fs::create_directories(demo);
+    save_model(bar_model(), demo / "vertical-bar.h5");
+    GrayImage img = constant_image(420, 400, 0);
+    draw_bar(img, 32, 24, 1.0);
+    draw_bar(img, 160 * 1.44, 80 * 1.44, 1.44);
+    write_pgm(demo / "bars.pgm", img);
+    const CommandResult r = cascade("detect --model " + q(demo / "vertical-bar.h5") + " --json " + q(demo / "bars.json") + " " +
+                              q(demo / "bars.pgm"),
+                          demo);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(demo / "bars.json"))["images"][0]["detections"].size(), 2u);
+}
+
+TEST(Cli, DetectWritesJsonAndDrawings) {
+    const Scene s = make_scene("detect_json");
+    const CommandResult r = cascade("detect --model " + q(s.model) + " --json " + q(s.dir / "out.json") + " --draw " +
+                              q(s.dir / "drawn") + " " + q(s.image),
+                          s.dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(s.dir / "out.json"));
+    EXPECT_EQ(j["model"], s.model.string());
+    EXPECT_EQ(j["params"]["stride"], 8);
+    EXPECT_EQ(j["params"]["scale_step"], 1.2);
+    EXPECT_EQ(j["params"]["fuse"], "meanshift");
+    ASSERT_EQ(j["images"].size(), 1u);
+    const auto& im = j["images"][0];
+    EXPECT_EQ(im["path"], s.image.string());
+    EXPECT_EQ(im["width"], 420);
+    EXPECT_EQ(im["height"], 400);
+    ASSERT_EQ(im["detections"].size(), 2u);
+    // The denser mode first; both near their bars' windows.
+    const double expect[2][3] = {{32, 24, 64}, {230.4, 115.2, 92.16}};
+    for (const auto& e : expect) {
+        bool found = false;
+        for (const auto& d : im["detections"])
+            found |= std::abs(d["x"].get<double>() - e[0]) < 6 && std::abs(d["y"].get<double>() - e[1]) < 24 &&
+                     std::abs(d["w"].get<double>() / e[2] - 1) < 0.25;
+        EXPECT_TRUE(found) << "no detection near " << e[0] << "," << e[1];
+    }
+    EXPECT_GT(im["stats"]["windows_scanned"].get<long>(), 1000);
+    const cv::Mat drawn = cv::imread((s.dir / "drawn" / "bars.png").string());
+    ASSERT_FALSE(drawn.empty());
+    EXPECT_EQ(drawn.cols, 420);
+    // Green box edges were painted.
+    EXPECT_EQ(drawn.at<cv::Vec3b>(24 + 64, 32 + 64)[1] + drawn.at<cv::Vec3b>(24 + 64, 32)[1] > 0, true);
+    for (const auto& e : fs::directory_iterator(s.dir / "drawn")) EXPECT_EQ(e.path().filename().string()[0] != '.', true);
+}
+
+TEST(Cli, FusionChoicesAndParameters) {
+    const Scene s = make_scene("detect_fuse");
+    const CommandResult none = cascade("detect --model " + q(s.model) + " --fuse none --json " + q(s.dir / "none.json") + " " + q(s.image), s.dir);
+    ASSERT_EQ(none.code, 0) << none.err;
+    const CommandResult nms = cascade("detect --model " + q(s.model) + " --fuse nms --stride 4 --scale-step 1.1 --json " +
+                                q(s.dir / "nms.json") + " " + q(s.image), s.dir);
+    ASSERT_EQ(nms.code, 0) << nms.err;
+    const auto jn = nlohmann::json::parse(slurp(s.dir / "none.json"));
+    const auto jm = nlohmann::json::parse(slurp(s.dir / "nms.json"));
+    EXPECT_GT(jn["images"][0]["detections"].size(), 2u);  // raw windows
+    EXPECT_EQ(jm["params"]["stride"], 4);
+    EXPECT_EQ(jm["params"]["fuse"], "nms");
+    EXPECT_GE(jm["images"][0]["detections"].size(), 2u);
+    const CommandResult bad = cascade("detect --model " + q(s.model) + " --fuse average " + q(s.image), s.dir);
+    EXPECT_NE(bad.code, 0);
+    const CommandResult bad_step = cascade("detect --model " + q(s.model) + " --scale-step 0.9 --json " + q(s.dir / "x.json") + " " + q(s.image), s.dir);
+    EXPECT_EQ(bad_step.code, 1);
+    EXPECT_NE(bad_step.err.find("scale step must be > 1"), std::string::npos) << bad_step.err;
+    EXPECT_FALSE(fs::exists(s.dir / "x.json"));
+}
+
+TEST(Cli, BadModelStopsBeforeAnyOutput) {
+    const Scene s = make_scene("detect_bad_model");
+    std::ofstream(s.dir / "broken.h5") << "not a model";
+    const CommandResult r = cascade("detect --model " + q(s.dir / "broken.h5") + " --json " + q(s.dir / "out.json") + " --draw " +
+                              q(s.dir / "drawn") + " " + q(s.image),
+                          s.dir);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find((s.dir / "broken.h5").string() + ": /: not an HDF5 file"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(s.dir / "out.json"));
+    EXPECT_FALSE(fs::exists(s.dir / "drawn"));
+}
+
+TEST(Cli, UnreadableInputsAreNamedSkippedAndFailTheRun) {
+    const Scene s = make_scene("detect_bad_inputs");
+    std::ofstream(s.dir / "corrupt.png") << "\x89PNG but then nothing";
+    write_pgm(s.dir / "tiny.pgm", constant_image(30, 30, 9));
+    fs::create_directories(s.dir / "empty");
+    const CommandResult r = cascade("detect --model " + q(s.model) + " --json " + q(s.dir / "out.json") + " " + q(s.dir / "corrupt.png") +
+                              " " + q(s.dir / "missing.jpg") + " " + q(s.image) + " " + q(s.dir / "tiny.pgm") + " " + q(s.dir / "empty"),
+                          s.dir);
+    EXPECT_EQ(r.code, 2);
+    for (const char* name : {"corrupt.png: cannot read or decode image", "missing.jpg: no such file or folder",
+                             "tiny.pgm: image 30x30 is smaller than the model window 64x128", "empty: folder holds no images"})
+        EXPECT_NE(r.err.find(name), std::string::npos) << name << "\n" << r.err;
+    const auto j = nlohmann::json::parse(slurp(s.dir / "out.json"));
+    EXPECT_EQ(j["images"].size(), 1u);  // the good image still processed
+    EXPECT_EQ(j["errors"].size(), 4u);
+}
+
+TEST(Cli, FoldersListsAndVideos) {
+    const Scene s = make_scene("detect_inputs");
+    fs::create_directories(s.dir / "folder");
+    fs::copy_file(s.image, s.dir / "folder" / "b.pgm");
+    fs::copy_file(s.image, s.dir / "folder" / "a.pgm");
+    std::ofstream(s.dir / "folder" / "notes.md") << "not an image";
+    std::ofstream(s.dir / "list.txt") << "# two images\nfolder/a.pgm\n\n" << s.image.string() << "\n";
+    {
+        cv::VideoWriter video((s.dir / "clip.avi").string(), cv::VideoWriter::fourcc('M', 'J', 'P', 'G'), 10, {420, 400}, true);
+        ASSERT_TRUE(video.isOpened());
+        const cv::Mat frame = cv::imread(s.image.string());
+        for (int i = 0; i < 4; ++i) video.write(frame);
+    }
+    const CommandResult r = cascade("detect --model " + q(s.model) + " --max-frames 3 --json " + q(s.dir / "out.json") + " --draw " +
+                              q(s.dir / "drawn") + " " + q(s.dir / "folder") + " " + q(s.dir / "list.txt") + " " + q(s.dir / "clip.avi"),
+                          s.dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(s.dir / "out.json"));
+    ASSERT_EQ(j["images"].size(), 2u + 2u + 3u);
+    EXPECT_EQ(fs::path(j["images"][0]["path"].get<std::string>()).filename(), "a.pgm");
+    EXPECT_EQ(fs::path(j["images"][1]["path"].get<std::string>()).filename(), "b.pgm");
+    EXPECT_EQ(j["images"][6]["frame"], 2);
+    for (const auto& im : j["images"]) EXPECT_EQ(im["detections"].size(), 2u) << im["path"];
+    EXPECT_TRUE(fs::exists(s.dir / "drawn" / "a.png"));
+    EXPECT_TRUE(fs::exists(s.dir / "drawn" / "a-2.png"));  // the list names a.pgm again
+    EXPECT_TRUE(fs::exists(s.dir / "drawn" / "clip_f000002.png"));
+}
+
+TEST(Cli, InspectPrintsStagesAndDrawsBlocks) {
+    const fs::path dir = scratch_dir("inspect");
+    CascadeModel m = random_model(3, 2, 3, 2);
+    save_model(m, dir / "m.h5");
+    const CommandResult r = cascade("inspect " + q(dir / "m.h5") + " --draw " + q(dir / "stages.png"), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("window 64x128, features lbp+hog"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("3 stage(s)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("waldboost_lbp"), std::string::npos);
+    EXPECT_NE(r.out.find("margin"), std::string::npos);
+    EXPECT_NE(r.out.find("8 weak learner(s) in all"), std::string::npos) << r.out;
+    const cv::Mat png = cv::imread((dir / "stages.png").string());
+    ASSERT_FALSE(png.empty());
+    EXPECT_GT(png.cols, 3 * 64 * 3);
+    const CommandResult pool = cascade("inspect --pool zhu", dir);
+    EXPECT_EQ(pool.code, 0);
+    EXPECT_EQ(pool.out, "pool zhu: 5029 blocks\n");
+    EXPECT_EQ(cascade("inspect --pool dalal-triggs", dir).out, "pool dalal-triggs: 105 blocks\n");
+    const CommandResult bad = cascade("inspect " + q(dir / "nope.h5"), dir);
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("no such file"), std::string::npos);
+}
+
+TEST(Cli, BenchFeaturesWritesATable) {
+    const fs::path dir = scratch_dir("bench");
+    const CommandResult r = cascade("bench features --sizes 96x64,160x120 --repeats 1 --out " + q(dir / "bench.md"), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string md = slurp(dir / "bench.md");
+    EXPECT_NE(md.find("| 96x64 | 0.006 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| 160x120 |"), std::string::npos) << md;
+    EXPECT_NE(md.find("command: `cascade bench features"), std::string::npos);
+    EXPECT_EQ(cascade("bench features --sizes 12 --repeats 1", dir).code, 1);
+}

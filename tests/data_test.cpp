@@ -1,0 +1,93 @@
+// Tests on the public datasets ($CASCADEKIT_DATA, default ../shared/data); each skips with a
+// message naming the missing folder when the data is absent.
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <algorithm>
+#include <opencv2/imgcodecs.hpp>
+
+#include "cascadekit/features/gradient.hpp"
+#include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/runtime/detector.hpp"
+#include "test_support.hpp"
+
+using namespace cascadekit;
+using namespace cascadekit::test;
+namespace fs = std::filesystem;
+
+namespace {
+std::vector<fs::path> list(const fs::path& dir, std::initializer_list<const char*> exts) {
+    std::vector<fs::path> out;
+    if (!fs::is_directory(dir)) return out;
+    for (const auto& e : fs::directory_iterator(dir))
+        for (const char* x : exts)
+            if (e.path().extension() == x) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+fs::path inria() { return data_dir() / "INRIAPerson"; }
+#define REQUIRE_INRIA()                                                                                    \
+    if (!fs::is_directory(inria())) GTEST_SKIP() << "INRIA Person not found at " << inria()                \
+                                                 << " (set CASCADEKIT_DATA to the folder holding it)"
+GrayImage load_gray(const fs::path& p) {
+    const cv::Mat bgr = cv::imread(p.string(), cv::IMREAD_COLOR);
+    if (bgr.empty()) return {};
+    return to_gray({bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), 3, ChannelOrder::BGR});
+}
+}  // namespace
+
+TEST(InriaData, LayoutIsWhatTheLoadersExpect) {
+    REQUIRE_INRIA();
+    EXPECT_EQ(list(inria() / "96X160H96" / "Train" / "pos", {".png", ".jpg"}).size(), 2416u);
+    EXPECT_EQ(list(inria() / "Train" / "neg", {".png", ".jpg"}).size(), 1218u);
+}
+
+// Integral histograms of real photographs against brute-force sums.
+TEST(InriaData, IntegralHistogramsOfRealImagesAreExact) {
+    REQUIRE_INRIA();
+    const auto neg = list(inria() / "Train" / "neg", {".png", ".jpg"});
+    ASSERT_FALSE(neg.empty());
+    std::mt19937 rng(3);
+    IntegralHistogram ih;
+    for (std::size_t i = 0; i < neg.size(); i += neg.size() / 8) {
+        const GrayImage img = load_gray(neg[i]);
+        ASSERT_GT(img.width, 0) << neg[i];
+        ih.compute(img);
+        const GradientField g = compute_gradients(img);
+        for (int k = 0; k < 50; ++k) {
+            std::uniform_int_distribution<int> uw(1, 64), uh(1, 128);
+            const int w = uw(rng), h = uh(rng);
+            std::uniform_int_distribution<int> ux(0, img.width - w), uy(0, img.height - h);
+            const Rect r{ux(rng), uy(rng), w, h};
+            std::uint64_t ref[9] = {};
+            for (int y = r.y; y < r.y + h; ++y)
+                for (int x = r.x; x < r.x + w; ++x) {
+                    const std::size_t p = static_cast<std::size_t>(y) * img.width + x;
+                    ref[g.bin[p]] += g.magnitude[p];
+                }
+            const auto s = ih.rect_sum(r);
+            for (int b = 0; b < 9; ++b) ASSERT_EQ(s[b], ref[b]) << neg[i];
+        }
+    }
+}
+
+// Real photographs, a random cascade: identical output for 1 and all threads.
+TEST(InriaData, DetectionOnRealImagesIsThreadIndependent) {
+    REQUIRE_INRIA();
+    const auto neg = list(inria() / "Train" / "neg", {".png", ".jpg"});
+    ASSERT_GE(neg.size(), 3u);
+    CascadeModel m = random_model(77, 2, 4, 0);
+    for (auto& s : m.stages) std::get<HogSvmStage>(s).threshold = -0.5f;
+    for (std::size_t i : {std::size_t{0}, neg.size() / 2, neg.size() - 1}) {
+        const GrayImage img = load_gray(neg[i]);
+        DetectResult one;
+        {
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+            one = Detector::create(m, {})->detect(img.view());
+        }
+        const DetectResult all = Detector::create(m, {})->detect(img.view());
+        EXPECT_EQ(one.detections, all.detections) << neg[i];
+        EXPECT_EQ(one.stats, all.stats) << neg[i];
+        EXPECT_GT(one.stats.windows_scanned, 100u);
+    }
+}

@@ -1,0 +1,458 @@
+// features/ against slow, obviously-correct references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "cascadekit/features/block.hpp"
+#include "cascadekit/features/block_pool.hpp"
+#include "cascadekit/features/gradient.hpp"
+#include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/features/integral_image.hpp"
+#include "cascadekit/features/lbp.hpp"
+#include "cascadekit/features/pyramid.hpp"
+#include "test_support.hpp"
+
+using namespace cascadekit;
+using namespace cascadekit::test;
+
+namespace {
+
+// ---- references ---------------------------------------------------------------------------
+double reference_angle_deg(int gx, int gy) {
+    double a = std::atan2(static_cast<double>(gy), static_cast<double>(gx)) * 180.0 / M_PI;
+    if (a < 0) a += 180.0;
+    if (a >= 180.0) a -= 180.0;
+    return a;
+}
+int reference_bin(int gx, int gy) { return std::min(8, static_cast<int>(std::floor(reference_angle_deg(gx, gy) / 20.0))); }
+bool on_boundary(int gx, int gy) {
+    const double a = reference_angle_deg(gx, gy) / 20.0;
+    return std::abs(a - std::round(a)) < 1e-9;
+}
+int ref_pixel(const GrayImage& img, int x, int y) {
+    return img.at(std::clamp(x, 0, img.width - 1), std::clamp(y, 0, img.height - 1));
+}
+struct RefGradient {
+    int gx, gy;
+};
+RefGradient ref_gradient(const GrayImage& img, int x, int y) {
+    return {ref_pixel(img, x + 1, y) - ref_pixel(img, x - 1, y), ref_pixel(img, x, y + 1) - ref_pixel(img, x, y - 1)};
+}
+// Per-bin sums over a rectangle, straight from the pixels: quantised (exact) and real-valued.
+void ref_rect_sums(const GrayImage& img, const Rect& r, std::uint64_t q[9], double real[9]) {
+    for (int b = 0; b < 9; ++b) q[b] = 0, real[b] = 0;
+    for (int y = r.y; y < r.y + r.h; ++y)
+        for (int x = r.x; x < r.x + r.w; ++x) {
+            const auto g = ref_gradient(img, x, y);
+            const int b = reference_bin(g.gx, g.gy);
+            q[b] += static_cast<std::uint64_t>(std::llround(std::hypot(g.gx, g.gy) * 256.0));
+            real[b] += std::hypot(g.gx, g.gy);
+        }
+}
+std::array<double, 36> ref_descriptor(const GrayImage& img, int ox, int oy, const Rect& block, const HogParams& p) {
+    std::array<double, 36> v{};
+    const int cw = block.w / 2, ch = block.h / 2;
+    int k = 0;
+    for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 2; ++i) {
+            std::uint64_t q[9];
+            double real[9];
+            ref_rect_sums(img, {ox + block.x + i * cw, oy + block.y + j * ch, cw, ch}, q, real);
+            for (int b = 0; b < 9; ++b) v[k++] = real[b];
+        }
+    auto l2 = [&](double eps) {
+        double s = 0;
+        for (double x : v) s += x * x;
+        for (double& x : v) x /= std::sqrt(s) + eps;
+    };
+    if (p.norm == BlockNorm::L2) l2(p.epsilon);
+    if (p.norm == BlockNorm::L2Hys) {
+        l2(p.epsilon);
+        for (double& x : v) x = std::min(x, static_cast<double>(p.hys_clip));
+        l2(1e-3);
+    }
+    if (p.norm == BlockNorm::L1Sqrt) {
+        double s = 0;
+        for (double x : v) s += x;
+        for (double& x : v) x = std::sqrt(x / (s + p.epsilon));
+    }
+    return v;
+}
+std::uint8_t ref_lbp(const GrayImage& img, int x0, int y0, int cw, int ch) {
+    auto cell = [&](int i, int j) {
+        long s = 0;
+        for (int y = 0; y < ch; ++y)
+            for (int x = 0; x < cw; ++x) s += img.at(x0 + i * cw + x, y0 + j * ch + y);
+        return s;
+    };
+    const long c = cell(1, 1);
+    const int order[8][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
+    int code = 0;
+    for (int n = 0; n < 8; ++n) code |= (cell(order[n][0], order[n][1]) >= c ? 1 : 0) << (7 - n);
+    return static_cast<std::uint8_t>(code);
+}
+double ref_bilinear(const GrayImage& src, double scale, int u, int v) {
+    auto coord = [&](int d, int n, int& i0, int& i1, double& a) {
+        double f = (d + 0.5) * scale - 0.5;
+        f = std::clamp(f, 0.0, static_cast<double>(n - 1));
+        i0 = static_cast<int>(std::floor(f));
+        i1 = std::min(i0 + 1, n - 1);
+        a = f - i0;
+    };
+    int x0, x1, y0, y1;
+    double ax, ay;
+    coord(u, src.width, x0, x1, ax);
+    coord(v, src.height, y0, y1, ay);
+    return (src.at(x0, y0) * (1 - ax) + src.at(x1, y0) * ax) * (1 - ay) + (src.at(x0, y1) * (1 - ax) + src.at(x1, y1) * ax) * ay;
+}
+
+}  // namespace
+
+// ---- gray conversion ----------------------------------------------------------------------
+TEST(Gray, Bt601MatchesReferenceAndChannelOrder) {
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<int> u(0, 255);
+    std::vector<std::uint8_t> rgb(3 * 50 * 40), bgr(rgb.size());
+    for (std::size_t i = 0; i < rgb.size(); i += 3) {
+        rgb[i] = static_cast<std::uint8_t>(u(rng)), rgb[i + 1] = static_cast<std::uint8_t>(u(rng)), rgb[i + 2] = static_cast<std::uint8_t>(u(rng));
+        bgr[i] = rgb[i + 2], bgr[i + 1] = rgb[i + 1], bgr[i + 2] = rgb[i];
+    }
+    const GrayImage a = to_gray({rgb.data(), 50, 40, 150, 3, ChannelOrder::RGB});
+    const GrayImage b = to_gray({bgr.data(), 50, 40, 150, 3, ChannelOrder::BGR});
+    EXPECT_EQ(a.pixels, b.pixels);
+    for (std::size_t p = 0; p < a.pixels.size(); ++p) {
+        const double ref = 0.299 * rgb[3 * p] + 0.587 * rgb[3 * p + 1] + 0.114 * rgb[3 * p + 2];
+        ASSERT_LE(std::abs(a.pixels[p] - ref), 0.51) << "pixel " << p;
+    }
+    // Gray in, gray out: equal channels stay exactly themselves.
+    std::vector<std::uint8_t> grey3 = {7, 7, 7, 200, 200, 200};
+    const GrayImage g = to_gray({grey3.data(), 2, 1, 6, 3, ChannelOrder::BGR});
+    EXPECT_EQ(g.pixels, (std::vector<std::uint8_t>{7, 200}));
+}
+
+TEST(Gray, RejectsBrokenViews) {
+    std::uint8_t px[4] = {};
+    EXPECT_THROW(to_gray({nullptr, 2, 2, 2, 1}), ImageError);
+    EXPECT_THROW(to_gray({px, 2, 2, 1, 1}), ImageError);   // stride shorter than a row
+    EXPECT_THROW(to_gray({px, 1, 1, 1, 2}), ImageError);   // 2 channels
+    EXPECT_NO_THROW(to_gray({px, 2, 2, 2, 1}));
+}
+
+// ---- gradients ----------------------------------------------------------------------------
+TEST(Gradient, OrientationBinMatchesAtan2OverTheWholeDomain) {
+    int boundary = 0, mismatches = 0;
+    for (int gy = -255; gy <= 255; ++gy)
+        for (int gx = -255; gx <= 255; ++gx) {
+            if (gx == 0 && gy == 0) continue;
+            if (on_boundary(gx, gy)) {
+                ++boundary;
+                continue;
+            }
+            if (orientation_bin(gx, gy) != reference_bin(gx, gy)) ++mismatches;
+        }
+    EXPECT_EQ(mismatches, 0);
+    // Only the axis directions (0° and 180°, gy = 0) lie exactly on a boundary for integer
+    // gradients (tan 20k° is irrational): 510 of them.
+    EXPECT_EQ(boundary, 510);
+    EXPECT_EQ(orientation_bin(5, 0), 0);
+    EXPECT_EQ(orientation_bin(-5, 0), 0);
+    EXPECT_EQ(orientation_bin(0, 5), 4);
+    EXPECT_EQ(orientation_bin(0, -5), 4);
+    EXPECT_EQ(orientation_bin(0, 0), 0);
+}
+
+TEST(Gradient, QuantisedMagnitudeIsRoundedExactValue) {
+    std::uint32_t largest = 0;
+    for (int gy = -255; gy <= 255; ++gy)
+        for (int gx = -255; gx <= 255; ++gx) {
+            const std::uint32_t q = quantised_magnitude(gx, gy);
+            ASSERT_LE(std::abs(q - std::hypot(gx, gy) * 256.0), 0.5 + 1e-9) << gx << "," << gy;
+            largest = std::max(largest, q);
+        }
+    EXPECT_EQ(largest, kMaxQuantisedMagnitude);
+}
+
+TEST(Gradient, FieldMatchesReferenceWithReplicatedBorders) {
+    for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {37, 29}}) {
+        const GrayImage img = random_image(w, h, 7);
+        const GradientField f = compute_gradients(img);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const auto g = ref_gradient(img, x, y);
+                const std::size_t i = static_cast<std::size_t>(y) * w + x;
+                ASSERT_EQ(f.magnitude[i], quantised_magnitude(g.gx, g.gy));
+                if (g.gx || g.gy) {
+                    ASSERT_EQ(f.bin[i], reference_bin(g.gx, g.gy));
+                }
+            }
+    }
+}
+
+// ---- integral histograms ------------------------------------------------------------------
+TEST(IntegralHistogram, EveryRectangleOfASmallImage) {
+    const GrayImage img = random_image(13, 11, 3);
+    IntegralHistogram ih;
+    ih.compute(img);
+    ASSERT_EQ(ih.width(), 13);
+    for (int k = 0; k < 9; ++k) {
+        ASSERT_EQ(ih.point(5, 0)[k], 0u);
+        ASSERT_EQ(ih.point(0, 7)[k], 0u);
+    }
+    int rects = 0;
+    for (int y0 = 0; y0 < 11; ++y0)
+        for (int y1 = y0 + 1; y1 <= 11; ++y1)
+            for (int x0 = 0; x0 < 13; ++x0)
+                for (int x1 = x0 + 1; x1 <= 13; ++x1) {
+                    const Rect r{x0, y0, x1 - x0, y1 - y0};
+                    std::uint64_t q[9];
+                    double real[9];
+                    ref_rect_sums(img, r, q, real);
+                    const auto s = ih.rect_sum(r);
+                    for (int b = 0; b < 9; ++b) {
+                        ASSERT_EQ(s[b], q[b]) << "rect " << x0 << "," << y0 << " " << r.w << "x" << r.h << " bin " << b;
+                        ASSERT_LE(std::abs(s[b] / 256.0 - real[b]), r.w * r.h / 512.0 + 1e-9);
+                    }
+                    ++rects;
+                }
+    EXPECT_EQ(rects, 91 * 66);  // 13·14/2 column pairs × 11·12/2 row pairs
+}
+
+TEST(IntegralHistogram, RandomRectanglesOfALargeImageAreExact) {
+    const GrayImage img = blobby_image(1000, 700, 4);
+    IntegralHistogram ih;
+    ih.compute(img);
+    std::mt19937 rng(5);
+    for (int i = 0; i < 300; ++i) {
+        std::uniform_int_distribution<int> uw(1, 128), uh(1, 256);
+        const int w = uw(rng), h = std::min(uh(rng), static_cast<int>(kMaxExactRectArea / w));
+        std::uniform_int_distribution<int> ux(0, 1000 - w), uy(0, 700 - h);
+        const Rect r{ux(rng), uy(rng), w, h};
+        std::uint64_t q[9];
+        double real[9];
+        ref_rect_sums(img, r, q, real);
+        const auto s = ih.rect_sum(r);
+        for (int b = 0; b < 9; ++b) ASSERT_EQ(s[b], q[b]);
+    }
+}
+
+// The precision decision, stated as a test: at 1920×1080 with the largest gradient everywhere
+// (every bin total far beyond 2^32), rectangle sums are still exact in the quantised units and
+// within area/512 gray levels of the real-valued sums: the same bound as for a tiny image.
+// A float32 integral image of the same magnitudes loses far more.
+TEST(IntegralHistogram, WorstCase1080pErrorIsBoundedByQuantisation) {
+    const GrayImage img = max_contrast_image(1920, 1080);
+    IntegralHistogram ih;
+    ih.compute(img);
+    // Every interior pixel has magnitude 255·√2 in bin 2 (45°) or bin 6 (135°): totals overflow.
+    const std::uint64_t total_q = static_cast<std::uint64_t>(1918) * 1078 * kMaxQuantisedMagnitude;
+    EXPECT_GT(total_q, 0xFFFFFFFFull);
+
+    // float32 integral of the real magnitudes of one bin, for comparison.
+    std::vector<float> f32((1921) * static_cast<std::size_t>(1081), 0.0f);
+    const GradientField g = compute_gradients(img);
+    for (int y = 0; y < 1080; ++y) {
+        float row = 0;
+        for (int x = 0; x < 1920; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * 1920 + x;
+            if (g.bin[i] == 2) row += static_cast<float>(g.magnitude[i]) / 256.0f;
+            f32[(y + 1) * 1921ull + x + 1] = f32[y * 1921ull + x + 1] + row;
+        }
+    }
+    double worst_ours = 0, worst_f32 = 0;
+    std::mt19937 rng(6);
+    for (int i = 0; i < 200; ++i) {
+        std::uniform_int_distribution<int> ux(0, 1920 - 64), uy(0, 1080 - 128);
+        const Rect r{ux(rng), uy(rng), 64, 128};
+        std::uint64_t q[9];
+        double real[9];
+        ref_rect_sums(img, r, q, real);
+        const auto s = ih.rect_sum(r);
+        for (int b = 0; b < 9; ++b) {
+            ASSERT_EQ(s[b], q[b]);
+            worst_ours = std::max(worst_ours, std::abs(s[b] / 256.0 - real[b]));
+        }
+        auto F = [&](int x, int y) { return static_cast<double>(f32[y * 1921ull + x]); };
+        const double fs = F(r.x + 64, r.y + 128) - F(r.x, r.y + 128) - F(r.x + 64, r.y) + F(r.x, r.y);
+        worst_f32 = std::max(worst_f32, std::abs(fs - real[2]));
+    }
+    const double bound = 64 * 128 / 512.0;  // 16 gray levels on sums up to 64·128·360.6 = 2.95e6
+    std::printf("1920x1080 worst-case 64x128 rectangle error: ours %.4f (bound %.1f), float32 %.1f gray levels\n",
+                worst_ours, bound, worst_f32);
+    EXPECT_LE(worst_ours, bound);
+    EXPECT_GT(worst_f32, worst_ours);
+}
+
+TEST(IntegralHistogram, EdgeCases) {
+    IntegralHistogram ih;
+    ih.compute(constant_image(1, 1, 200));
+    EXPECT_EQ(ih.width(), 1);
+    for (int k = 0; k < 9; ++k) EXPECT_EQ(ih.point(1, 1)[k], 0u);
+    ih.compute(constant_image(70, 130, 90));
+    for (int k = 0; k < 9; ++k) EXPECT_EQ(ih.point(70, 130)[k], 0u);
+    // Reuse with a larger image after a smaller one.
+    const GrayImage big = random_image(40, 30, 8);
+    ih.compute(big);
+    std::uint64_t q[9];
+    double real[9];
+    ref_rect_sums(big, {0, 0, 40, 30}, q, real);
+    const auto s = ih.rect_sum({0, 0, 40, 30});
+    for (int b = 0; b < 9; ++b) EXPECT_EQ(s[b], q[b]);
+}
+
+// ---- block descriptors --------------------------------------------------------------------
+TEST(BlockDescriptor, MatchesReferenceForEveryNormalisation) {
+    const GrayImage img = blobby_image(160, 200, 9);
+    IntegralHistogram ih;
+    ih.compute(img);
+    const auto pool = make_block_pool("zhu", 64, 128);
+    std::mt19937 rng(10);
+    std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
+    std::uniform_int_distribution<int> ox(0, 160 - 64), oy(0, 200 - 128);
+    for (BlockNorm norm : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt}) {
+        const HogParams p{norm, 1.0f, 0.2f};
+        for (int i = 0; i < 60; ++i) {
+            const Rect b = pool[pick(rng)];
+            const int x = ox(rng), y = oy(rng);
+            BlockDescriptor v;
+            block_descriptor(ih, x, y, b, p, v);
+            const auto ref = ref_descriptor(img, x, y, b, p);
+            for (int k = 0; k < 36; ++k) ASSERT_NEAR(v[k], ref[k], 2e-4) << to_string(norm) << " block " << i << " dim " << k;
+        }
+    }
+}
+
+TEST(BlockDescriptor, FlatImageGivesZerosAndMaximalContrastStaysFinite) {
+    for (BlockNorm norm : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt}) {
+        const HogParams p{norm, 1.0f, 0.2f};
+        IntegralHistogram ih;
+        ih.compute(constant_image(64, 128, 128));
+        BlockDescriptor v;
+        block_descriptor(ih, 0, 0, {0, 0, 64, 128}, p, v);
+        for (float x : v) EXPECT_EQ(x, 0.0f);
+        ih.compute(max_contrast_image(64, 128));
+        block_descriptor(ih, 0, 0, {0, 0, 64, 128}, p, v);
+        float n2 = 0;
+        for (float x : v) {
+            EXPECT_TRUE(std::isfinite(x));
+            n2 += x * x;
+        }
+        if (norm != BlockNorm::L1Sqrt) {
+            EXPECT_NEAR(n2, 1.0f, 1e-2f);  // ε keeps it just below 1
+        }
+    }
+}
+
+TEST(BlockDescriptor, NormNamesRoundTrip) {
+    for (BlockNorm n : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt}) {
+        BlockNorm parsed{};
+        ASSERT_TRUE(parse_block_norm(to_string(n), parsed));
+        EXPECT_EQ(parsed, n);
+    }
+    BlockNorm x{};
+    EXPECT_FALSE(parse_block_norm("L2", x));
+}
+
+// ---- block pools --------------------------------------------------------------------------
+TEST(BlockPool, ZhuHas5029BlocksFollowingTheDocumentedRule) {
+    const auto pool = make_block_pool("zhu", 64, 128);
+    EXPECT_EQ(pool.size(), 5029u);  // Bilgiç's published count
+    std::set<Rect> unique(pool.begin(), pool.end());
+    EXPECT_EQ(unique.size(), pool.size());
+    for (const Rect& r : pool) {
+        ASSERT_TRUE(r.inside(64, 128));
+        ASSERT_EQ(r.w % 2, 0);
+        ASSERT_EQ(r.h % 2, 0);
+        ASSERT_GE(std::min(r.w, r.h), 12);
+        ASSERT_TRUE(r.w == r.h || r.h == 2 * r.w || r.w == 2 * r.h);
+        const int shorter = std::min(r.w, r.h), step = shorter < 16 ? 4 : shorter < 24 ? 6 : 8;
+        ASSERT_EQ(r.x % step, 0);
+        ASSERT_EQ(r.y % step, 0);
+    }
+    EXPECT_EQ(pool.front(), (Rect{0, 0, 12, 12}));
+    EXPECT_EQ(pool[1], (Rect{4, 0, 12, 12}));
+    EXPECT_EQ(pool.back(), (Rect{0, 96, 64, 32}));
+    EXPECT_EQ(make_block_pool("zhu", 64, 128), pool);  // deterministic
+}
+
+TEST(BlockPool, DalalTriggsHas105FixedBlocks) {
+    const auto pool = make_block_pool("dalal-triggs", 64, 128);
+    ASSERT_EQ(pool.size(), 105u);
+    for (std::size_t i = 0; i < pool.size(); ++i)
+        EXPECT_EQ(pool[i], (Rect{static_cast<int>(i % 7) * 8, static_cast<int>(i / 7) * 8, 16, 16}));
+    EXPECT_THROW(make_block_pool("nope", 64, 128), std::invalid_argument);
+}
+
+// ---- LBP ----------------------------------------------------------------------------------
+TEST(Lbp, EveryGridOfASmallImageMatchesReference) {
+    const GrayImage img = random_image(24, 21, 11);
+    IntegralImage ii;
+    ii.compute(img);
+    int grids = 0;
+    for (int ch = 1; ch <= 4; ++ch)
+        for (int cw = 1; cw <= 4; ++cw)
+            for (int y = 0; y + 3 * ch <= 21; ++y)
+                for (int x = 0; x + 3 * cw <= 24; ++x) {
+                    ASSERT_EQ(lbp_code(ii, 0, 0, {x, y, cw, ch}), ref_lbp(img, x, y, cw, ch));
+                    ++grids;
+                }
+    EXPECT_GT(grids, 3000);
+    // Window offset is added to the cell position.
+    EXPECT_EQ(lbp_code(ii, 3, 2, {1, 1, 2, 2}), ref_lbp(img, 4, 3, 2, 2));
+}
+
+TEST(Lbp, ConstantAndExtremeImages) {
+    IntegralImage ii;
+    ii.compute(constant_image(9, 9, 77));
+    EXPECT_EQ(lbp_code(ii, 0, 0, {0, 0, 3, 3}), 0xFF);  // every neighbour >= centre
+    GrayImage dot = constant_image(3, 3, 0);
+    dot.at(1, 1) = 255;
+    ii.compute(dot);
+    EXPECT_EQ(lbp_code(ii, 0, 0, {0, 0, 1, 1}), 0x00);
+    dot.at(2, 0) = 255;  // top-right: bit 5
+    ii.compute(dot);
+    EXPECT_EQ(lbp_code(ii, 0, 0, {0, 0, 1, 1}), 0x20);
+    // A large image whose total exceeds 2^32 still gives exact cell sums.
+    const GrayImage white = constant_image(4200, 4100, 255);
+    ii.compute(white);
+    EXPECT_EQ(ii.rect_sum({4000, 4000, 100, 100}), 255u * 10000u);
+}
+
+// ---- pyramids -----------------------------------------------------------------------------
+TEST(Pyramid, PlanFollowsScaleStepAndStopsAtTheWindow) {
+    const auto levels = plan_pyramid(640, 480, 64, 128, 1.2);
+    ASSERT_FALSE(levels.empty());
+    for (std::size_t k = 0; k < levels.size(); ++k) {
+        EXPECT_NEAR(levels[k].scale, std::pow(1.2, static_cast<double>(k)), 1e-12);
+        EXPECT_EQ(levels[k].width, static_cast<int>(std::floor(640 / levels[k].scale)));
+        EXPECT_GE(levels[k].height, 128);
+    }
+    EXPECT_LT(480 / (levels.back().scale * 1.2), 128.0);  // the next level would not fit
+    EXPECT_EQ(levels.size(), 8u);                         // 480/1.2^7 = 134 >= 128 > 111
+    EXPECT_TRUE(plan_pyramid(63, 500, 64, 128, 1.2).empty());
+    EXPECT_TRUE(plan_pyramid(1, 1, 64, 128, 1.2).empty());
+    const auto up = plan_pyramid(40, 70, 64, 128, 1.1, 0.5);  // upscaling finds room
+    ASSERT_FALSE(up.empty());
+    EXPECT_EQ(up.front().width, 80);
+    const auto capped = plan_pyramid(640, 480, 64, 128, 1.2, 1.0, 1.5);
+    EXPECT_EQ(capped.size(), 3u);  // 1, 1.2, 1.44
+    EXPECT_THROW(plan_pyramid(640, 480, 64, 128, 1.0), std::invalid_argument);
+}
+
+TEST(Pyramid, BilinearMatchesReference) {
+    const GrayImage src = blobby_image(97, 83, 12);
+    for (double scale : {1.0, 1.05, 1.2, 1.7, 3.3, 0.5}) {
+        const int w = static_cast<int>(97 / scale), h = static_cast<int>(83 / scale);
+        GrayImage dst;
+        resample_bilinear(src, scale, w, h, dst);
+        ASSERT_EQ(dst.width, w);
+        for (int v = 0; v < h; ++v)
+            for (int u = 0; u < w; ++u) ASSERT_LE(std::abs(dst.at(u, v) - ref_bilinear(src, scale, u, v)), 0.51 + 255.0 / 2048) << scale;
+        if (scale == 1.0) {
+            EXPECT_EQ(dst.pixels, src.pixels);
+        }
+    }
+    GrayImage one = constant_image(1, 1, 42), out;
+    resample_bilinear(one, 0.25, 4, 4, out);
+    for (auto p : out.pixels) EXPECT_EQ(p, 42);
+}

@@ -1,0 +1,362 @@
+// runtime/: the CPU detector end to end, against a plain reference, and fusion.
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <cmath>
+
+#include "cascadekit/features/gradient.hpp"
+#include "cascadekit/features/pyramid.hpp"
+#include "cascadekit/runtime/cpu_detector.hpp"
+#include "cascadekit/runtime/fusion.hpp"
+#include "test_support.hpp"
+
+using namespace cascadekit;
+using namespace cascadekit::test;
+
+namespace {
+
+DetectResult detect(const CascadeModel& m, const GrayImage& img, DetectParams p = {}) {
+    return Detector::create(m, p, Backend::Cpu)->detect(img.view());
+}
+
+// ---- a plain reference detector: per-pixel gradients, cell sums by loops, double arithmetic ----
+struct RefWindow {
+    int rejected_at = -1;
+    double min_margin = 1e30;  // smallest |decision quantity| met (learner margin or stage score)
+};
+
+RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const GradientField& g, int wx, int wy) {
+    RefWindow out;
+    for (std::size_t s = 0; s < m.stages.size(); ++s) {
+        double score = 0;
+        if (const auto* hog = std::get_if<HogSvmStage>(&m.stages[s])) {
+            for (const HogLearner& l : hog->learners) {
+                double v[36] = {};
+                const int cw = l.block.w / 2, ch = l.block.h / 2;
+                for (int j = 0; j < 2; ++j)
+                    for (int i = 0; i < 2; ++i)
+                        for (int y = 0; y < ch; ++y)
+                            for (int x = 0; x < cw; ++x) {
+                                const std::size_t p = static_cast<std::size_t>(wy + l.block.y + j * ch + y) * img.width +
+                                                      (wx + l.block.x + i * cw + x);
+                                v[(j * 2 + i) * 9 + g.bin[p]] += g.magnitude[p] / 256.0;
+                            }
+                double n = 0;
+                for (double x : v) n += x * x;
+                n = std::sqrt(n) + m.hog.epsilon;
+                double margin = -l.bias;
+                for (int k = 0; k < 36; ++k) margin += l.weights[k] * v[k] / n;
+                out.min_margin = std::min(out.min_margin, std::abs(margin));
+                score += hog->vote == VoteMode::Binary ? (margin >= 0 ? l.alpha : 0.0) : l.alpha * margin;
+            }
+            score -= hog->threshold;
+        } else {
+            const auto& wb = std::get<WaldBoostLbpStage>(m.stages[s]);
+            double h = 0;
+            bool rejected = false;
+            for (const LbpWeakClassifier& c : wb.weak) {
+                long sums[3][3] = {};
+                for (int j = 0; j < 3; ++j)
+                    for (int i = 0; i < 3; ++i)
+                        for (int y = 0; y < c.cell.h; ++y)
+                            for (int x = 0; x < c.cell.w; ++x)
+                                sums[j][i] += img.at(wx + c.cell.x + i * c.cell.w + x, wy + c.cell.y + j * c.cell.h + y);
+                const int order[8][2] = {{0, 0}, {1, 0}, {2, 0}, {2, 1}, {2, 2}, {1, 2}, {0, 2}, {0, 1}};
+                int code = 0;
+                for (int k = 0; k < 8; ++k) code |= (sums[order[k][1]][order[k][0]] >= sums[1][1] ? 1 : 0) << (7 - k);
+                h += c.responses[code];
+                out.min_margin = std::min(out.min_margin, std::abs(h - c.reject_threshold));
+                if (h < c.reject_threshold) {
+                    rejected = true;
+                    break;
+                }
+            }
+            score = rejected ? -1.0 : h - wb.final_threshold;
+        }
+        out.min_margin = std::min(out.min_margin, std::abs(score));
+        if (score < 0) {
+            out.rejected_at = static_cast<int>(s);
+            return out;
+        }
+    }
+    return out;
+}
+
+// Sets every hog stage threshold to the median stage sum over windows of img, so that about half
+// the windows reaching each stage pass it (a random model would otherwise reject everything).
+void calibrate_thresholds(CascadeModel& m, const GrayImage& img) {
+    LevelFeatures f;
+    f.hog.compute(img);
+    f.gray.compute(img);
+    for (std::size_t s = 0; s < m.stages.size(); ++s) {
+        auto* hog = std::get_if<HogSvmStage>(&m.stages[s]);
+        if (!hog) continue;
+        std::vector<float> sums;
+        for (int y = 0; y + 128 <= img.height; y += 8)
+            for (int x = 0; x + 64 <= img.width; x += 8) sums.push_back(hog_stage_sum(*hog, m.hog, f.hog, x, y));
+        std::nth_element(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(sums.size() / 3), sums.end());
+        hog->threshold = sums[sums.size() / 3] + 1e-3f;
+    }
+}
+
+struct Bar {
+    double wx, wy, s;  // the window the bar is centred in: top-left and scale
+};
+
+GrayImage bar_scene(int w, int h, const std::vector<Bar>& bars) {
+    GrayImage img = constant_image(w, h, 0);
+    for (const Bar& b : bars) draw_bar(img, b.wx, b.wy, b.s);
+    return img;
+}
+
+}  // namespace
+
+TEST(CpuDetector, FindsBarsAtTheirPlacesAndScalesAndNowhereElse) {
+    // Bar A fits a level-0 window at (32, 24); bar B a level-2 (scale 1.44) window at level
+    // position (160, 80), i.e. (230.4, 115.2) in the input.
+    const std::vector<Bar> bars = {{32, 24, 1.0}, {160 * 1.44, 80 * 1.44, 1.44}};
+    const GrayImage img = bar_scene(420, 400, bars);
+    const CascadeModel model = bar_model();
+    const DetectResult r = detect(model, img);
+    ASSERT_FALSE(r.detections.empty());
+    // Every raw window has a bar through its central block (the only place the model looks) and
+    // along most of its height: nothing fires anywhere else.
+    for (const Detection& d : r.detections) {
+        const bool on_bar = std::any_of(bars.begin(), bars.end(), [&](const Bar& b) {
+            const double bx0 = b.wx + 28 * b.s, bx1 = b.wx + 36 * b.s, by0 = b.wy, by1 = b.wy + 128 * b.s;
+            const double overlap_y = std::min(by1, d.y + d.h) - std::max(by0, d.y);
+            return bx0 < d.x + 48 * d.scale && bx1 > d.x + 16 * d.scale && overlap_y >= 0.5 * d.h;
+        });
+        EXPECT_TRUE(on_bar) << "stray window at " << d.x << "," << d.y << " scale " << d.scale;
+    }
+    const auto fused = fuse_meanshift(r.detections, 64, 128, {});
+    ASSERT_EQ(fused.size(), bars.size()) << "one mode per bar";
+    for (const Bar& b : bars) {
+        const double cx = b.wx + 32 * b.s, cy = b.wy + 64 * b.s;
+        const bool found = std::any_of(fused.begin(), fused.end(), [&](const Detection& d) {
+            return std::abs(d.x + d.w / 2 - cx) <= 4 * b.s && std::abs(d.y + d.h / 2 - cy) <= 16 * b.s &&
+                   d.scale / b.s < 1.25 && b.s / d.scale < 1.25;
+        });
+        EXPECT_TRUE(found) << "bar at " << b.wx << "," << b.wy << " scale " << b.s << "; modes: " << [&] {
+            std::string t;
+            for (const auto& d : fused) t += std::to_string(d.x) + "," + std::to_string(d.y) + " s " + std::to_string(d.scale) + "; ";
+            return t;
+        }();
+    }
+    // The bar at level 0, exactly centred, is detected at exactly its window.
+    EXPECT_TRUE(std::any_of(r.detections.begin(), r.detections.end(),
+                            [](const Detection& d) { return d.x == 32 && d.y == 24 && d.level == 0 && d.w == 64; }));
+}
+
+TEST(CpuDetector, NothingOnFlatOrBarFreeImages) {
+    const CascadeModel model = bar_model();
+    EXPECT_TRUE(detect(model, constant_image(300, 300, 0)).detections.empty());
+    EXPECT_TRUE(detect(model, constant_image(300, 300, 255)).detections.empty());
+    // A horizontal bar has the wrong orientation.
+    GrayImage img = constant_image(300, 300, 0);
+    for (int y = 100; y < 108; ++y)
+        for (int x = 0; x < 300; ++x) img.at(x, y) = 255;
+    EXPECT_TRUE(detect(model, img).detections.empty());
+}
+
+TEST(CpuDetector, UpscalingFindsABarSmallerThanTheWindow) {
+    const GrayImage img = bar_scene(120, 120, {{16, 8, 0.5}});
+    const CascadeModel model = bar_model();
+    EXPECT_THROW(detect(model, img), DetectError);  // 120 < 128 at scale 1
+    DetectParams p;
+    p.min_scale = 0.5;
+    const DetectResult r = detect(model, img, p);
+    ASSERT_FALSE(r.detections.empty());
+    EXPECT_TRUE(std::any_of(r.detections.begin(), r.detections.end(),
+                            [](const Detection& d) { return d.x == 16 && d.y == 8 && d.scale == 0.5; }));
+}
+
+TEST(CpuDetector, StatisticsAddUp) {
+    CascadeModel m = random_model(31, 3, 3, 4);
+    const GrayImage img = blobby_image(300, 260, 32);
+    calibrate_thresholds(m, img);
+    DetectParams p;
+    p.scale_step = 1.1;
+    const DetectResult r = detect(m, img, p);
+    // Windows: the sum over levels of rows × columns of window positions.
+    std::uint64_t expected = 0;
+    for (const auto& l : plan_pyramid(300, 260, 64, 128, 1.1))
+        expected += static_cast<std::uint64_t>((l.width - 64) / 8 + 1) * ((l.height - 128) / 8 + 1);
+    EXPECT_EQ(r.stats.windows_scanned, expected);
+    EXPECT_EQ(r.stats.levels, static_cast<int>(plan_pyramid(300, 260, 64, 128, 1.1).size()));
+    ASSERT_EQ(r.stats.rejected_per_stage.size(), 4u);
+    EXPECT_EQ(r.stats.windows_accepted(), r.detections.size());
+    // Weak learners: HoG stages are evaluated whole by every window that reaches them.
+    std::uint64_t reaching = r.stats.windows_scanned - r.stats.rejected_per_stage[0], hog_weak = 0;
+    for (std::size_t s = 1; s < 4; ++s) {
+        hog_weak += reaching * 3;
+        reaching -= r.stats.rejected_per_stage[s];
+    }
+    const std::uint64_t lbp_weak = r.stats.weak_evaluated - hog_weak;
+    EXPECT_GE(lbp_weak, r.stats.windows_scanned);      // at least one LBP classifier per window
+    EXPECT_LE(lbp_weak, r.stats.windows_scanned * 4);  // at most all four
+    for (std::size_t s = 0; s < 4; ++s) EXPECT_GT(r.stats.rejected_per_stage[s], 0u) << "stage " << s;
+    EXPECT_GT(r.detections.size(), 0u);
+}
+
+TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
+    for (unsigned seed : {41u, 42u}) {
+        CascadeModel m = random_model(seed, 3, 4, 6);
+        m.hog.epsilon = 0.5f;
+        const GrayImage img = blobby_image(260, 300, seed);
+        calibrate_thresholds(m, img);
+        DetectParams p;
+        p.scale_step = 1.15;
+        p.stride = 6;
+        const DetectResult r = detect(m, img, p);
+        std::size_t windows = 0, differ = 0, accepted = 0;
+        std::vector<std::uint64_t> rejected(m.stages.size(), 0);
+        std::size_t next = 0;
+        GrayImage level;
+        for (const auto& l : plan_pyramid(img.width, img.height, 64, 128, p.scale_step)) {
+            resample_bilinear(img, l.scale, l.width, l.height, level);
+            const GradientField g = compute_gradients(level);
+            for (int y = 0; y + 128 <= l.height; y += p.stride)
+                for (int x = 0; x + 64 <= l.width; x += p.stride) {
+                    ++windows;
+                    const RefWindow ref = reference_window(m, level, g, x, y);
+                    const bool ours_accepted = next < r.detections.size() && r.detections[next].x == x * l.scale &&
+                                               r.detections[next].y == y * l.scale && r.detections[next].scale == l.scale;
+                    if (ours_accepted) ++next;
+                    if (ref.rejected_at < 0) ++accepted;
+                    else ++rejected[static_cast<std::size_t>(ref.rejected_at)];
+                    if (ours_accepted != (ref.rejected_at < 0)) {
+                        ++differ;
+                        EXPECT_LT(ref.min_margin, 1e-4) << "window " << x << "," << y << " scale " << l.scale;
+                    }
+                }
+        }
+        EXPECT_EQ(next, r.detections.size());
+        EXPECT_EQ(windows, r.stats.windows_scanned);
+        EXPECT_LE(differ * 1000, windows);  // at most 0.1 %, and only at the threshold
+        if (differ == 0) {
+            EXPECT_EQ(rejected, r.stats.rejected_per_stage);
+        }
+        EXPECT_GT(accepted, 0u);
+    }
+}
+
+TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
+    CascadeModel m = random_model(51, 2, 5, 3);
+    const GrayImage img = blobby_image(640, 480, 52);
+    calibrate_thresholds(m, img);
+    DetectParams p;
+    p.scale_step = 1.05;
+    DetectResult first;
+    {
+        tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+        first = detect(m, img, p);
+    }
+    ASSERT_GT(first.detections.size(), 0u);
+    for (std::size_t threads : {2u, 3u, 8u}) {
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+        auto detector = Detector::create(m, p, Backend::Cpu);
+        for (int run = 0; run < 2; ++run) {  // also reusing the detector's buffers
+            const DetectResult again = detector->detect(img.view());
+            EXPECT_EQ(again.detections, first.detections) << threads << " threads";
+            EXPECT_EQ(again.stats, first.stats) << threads << " threads";
+        }
+    }
+}
+
+TEST(CpuDetector, RejectsBadRequests) {
+    const CascadeModel m = bar_model();
+    EXPECT_THROW(detect(m, constant_image(1, 1, 0)), DetectError);
+    try {
+        detect(m, constant_image(63, 500, 0));
+        FAIL();
+    } catch (const DetectError& e) {
+        EXPECT_NE(std::string(e.what()).find("smaller than the model window 64x128"), std::string::npos) << e.what();
+    }
+    DetectParams p;
+    p.stride = 0;
+    EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
+    p = {};
+    p.scale_step = 1.0;
+    EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
+    p = {};
+    p.max_scale = 0.5;
+    EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
+    CascadeModel bad = m;
+    std::get<HogSvmStage>(bad.stages[0]).learners[0].weights[0] = NAN;
+    EXPECT_THROW(Detector::create(bad, {}), ModelError);
+    EXPECT_THROW(Detector::create(m, {}, Backend::Cuda), DetectError);
+    std::uint8_t px = 0;
+    EXPECT_THROW(Detector::create(m, {})->detect({&px, 1, 1, 1, 2}), ImageError);
+}
+
+TEST(CpuDetector, ColourInputEqualsItsGrayConversion) {
+    GrayImage g = bar_scene(200, 200, {{40, 40, 1.0}});
+    std::vector<std::uint8_t> bgr(200 * 200 * 3);
+    for (std::size_t i = 0; i < g.pixels.size(); ++i) bgr[3 * i] = bgr[3 * i + 1] = bgr[3 * i + 2] = g.pixels[i];
+    auto det = Detector::create(bar_model(), {});
+    const DetectResult a = det->detect(g.view());
+    const DetectResult b = det->detect({bgr.data(), 200, 200, 600, 3, ChannelOrder::BGR});
+    EXPECT_EQ(a.detections, b.detections);
+    EXPECT_FALSE(a.detections.empty());
+}
+
+// ---- fusion -------------------------------------------------------------------------------
+TEST(Fusion, MeanShiftFindsTheModesOfTwoClusters) {
+    std::vector<Detection> raw;
+    for (int dy : {-16, -8, 0, 8, 16}) raw.push_back({100, 50.0 + dy, 64, 128, 1, 0, 1.0});
+    for (int dx : {-8, 0, 8}) raw.push_back({400.0 + dx, 200, 64 * 1.44, 128 * 1.44, 1, 2, 1.44});
+    const auto fused = fuse_meanshift(raw, 64, 128, {});
+    ASSERT_EQ(fused.size(), 2u);
+    // Symmetric clusters: the modes are their centres; the denser cluster comes first.
+    EXPECT_NEAR(fused[0].x, 100, 1e-3);
+    EXPECT_NEAR(fused[0].y, 50, 1e-3);
+    EXPECT_NEAR(fused[0].scale, 1.0, 1e-6);
+    EXPECT_NEAR(fused[1].x, 400, 1e-3);
+    EXPECT_NEAR(fused[1].scale, 1.44, 1e-6);
+    EXPECT_GT(fused[0].score, fused[1].score);
+    EXPECT_LE(fused[0].score, 5.0f);
+    EXPECT_GT(fused[0].score, 3.0f);
+    EXPECT_EQ(fused[0].level, -1);
+}
+
+TEST(Fusion, MeanShiftKeepsASingleDetectionAndHandlesNone) {
+    const Detection d{10, 20, 64, 128, 0.7f, 0, 1.0};
+    const auto one = fuse_meanshift({d}, 64, 128, {});
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_NEAR(one[0].x, 10, 1e-9);
+    EXPECT_NEAR(one[0].score, 1.0f, 1e-6);
+    EXPECT_TRUE(fuse_meanshift({}, 64, 128, {}).empty());
+    FusionParams weighted;
+    weighted.score_weights = true;
+    EXPECT_TRUE(fuse_meanshift({{10, 20, 64, 128, 0.0f, 0, 1.0}}, 64, 128, weighted).empty());
+}
+
+TEST(Fusion, ScoreWeightsPullTheModeTowardsStrongerDetections) {
+    std::vector<Detection> raw = {{100, 100, 64, 128, 1.0f, 0, 1.0}, {104, 100, 64, 128, 3.0f, 0, 1.0}};
+    FusionParams p;
+    p.score_weights = true;
+    const auto fused = fuse_meanshift(raw, 64, 128, p);
+    ASSERT_EQ(fused.size(), 1u);
+    // Equal weights would put the mode midway, at 102; weights 1 and 3 pull it to the stronger.
+    EXPECT_GT(fused[0].x, 102.5);
+    EXPECT_LT(fused[0].x, 104.0);
+}
+
+TEST(Fusion, NmsKeepsTheBestOfOverlappingBoxes) {
+    std::vector<Detection> raw = {{0, 0, 10, 10, 0.5f, 0, 1}, {1, 0, 10, 10, 0.9f, 0, 1}, {30, 30, 10, 10, 0.1f, 0, 1},
+                                  {5, 0, 10, 10, 0.3f, 0, 1}};
+    const auto kept = fuse_nms(raw, 0.5);
+    ASSERT_EQ(kept.size(), 3u);  // (1,0) suppresses (0,0) (IoU 0.82) but not (5,0) (IoU 0.43)
+    EXPECT_EQ(kept[0].x, 1);
+    EXPECT_EQ(kept[1].x, 5);
+    EXPECT_EQ(kept[2].x, 30);
+    EXPECT_NEAR(iou(raw[0], raw[1]), 90.0 / 110.0, 1e-12);
+    FusionParams none;
+    none.method = FusionMethod::None;
+    EXPECT_EQ(fuse(raw, 64, 128, none), raw);
+    FusionMethod m{};
+    EXPECT_TRUE(parse_fusion("nms", m));
+    EXPECT_EQ(m, FusionMethod::Nms);
+    EXPECT_FALSE(parse_fusion("average", m));
+}

@@ -1,0 +1,156 @@
+#pragma once
+// Synthetic images and hand-built models shared by the tests.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "cascadekit/features/block_pool.hpp"
+#include "cascadekit/features/image.hpp"
+#include "cascadekit/features/model.hpp"
+
+namespace cascadekit::test {
+
+// Uniform random pixels.
+inline GrayImage random_image(int w, int h, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> u(0, 255);
+    GrayImage img(w, h);
+    for (auto& p : img.pixels) p = static_cast<std::uint8_t>(u(rng));
+    return img;
+}
+
+// Smooth shading plus random rectangles plus noise: edges of many orientations and strengths,
+// closer to natural images than uniform noise.
+inline GrayImage blobby_image(int w, int h, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<int> v(static_cast<std::size_t>(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) v[static_cast<std::size_t>(y) * w + x] = 110 + static_cast<int>(40 * std::sin(x * 0.05 + y * 0.03));
+    std::uniform_int_distribution<int> ux(0, std::max(0, w - 1)), uy(0, std::max(0, h - 1)), us(3, 40), uv(-70, 70);
+    for (int i = 0; i < w * h / 300 + 1; ++i) {
+        const int x0 = ux(rng), y0 = uy(rng), rw = us(rng), rh = us(rng), dv = uv(rng);
+        for (int y = y0; y < std::min(h, y0 + rh); ++y)
+            for (int x = x0; x < std::min(w, x0 + rw); ++x) v[static_cast<std::size_t>(y) * w + x] += dv;
+    }
+    std::uniform_int_distribution<int> noise(-3, 3);
+    GrayImage img(w, h);
+    for (std::size_t i = 0; i < v.size(); ++i) img.pixels[i] = static_cast<std::uint8_t>(std::clamp(v[i] + noise(rng), 0, 255));
+    return img;
+}
+
+inline GrayImage constant_image(int w, int h, std::uint8_t value) {
+    GrayImage img(w, h);
+    std::fill(img.pixels.begin(), img.pixels.end(), value);
+    return img;
+}
+
+// Every pixel has |gx| = |gy| = 255 (the largest gradient possible): 2×2 squares of 0 and 255
+// alternating, so each [-1 0 1] difference spans one black and one white pixel.
+inline GrayImage max_contrast_image(int w, int h) {
+    GrayImage img(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) img.at(x, y) = (((x + 1) / 2 + (y + 1) / 2) % 2) ? 255 : 0;
+    return img;
+}
+
+// A model that fires on a bright vertical bar of width 8 running through a 64×128 window:
+// stage 0, one learner on the central 32×64 block whose weights reward orientation bin 0
+// (horizontal gradient, i.e. vertical edges) in all four cells and punish every other bin: with
+// the bar centred (x 28..36) its edges fall in the left and the right cells, margin 2 − 1.5;
+// shifted by 8 px both edges fall in the left cells, margin 1.41 − 1.5 < 0. Stage 1, the same on
+// the narrow full-height block (24, 0, 16, 128) with bias 1.8: both edges must lie within 8 px of
+// the centre line and the bar must run through the top and the bottom half of the window, which
+// rejects bars much wider or shorter than the window's (the same bar seen at another scale).
+inline CascadeModel bar_model() {
+    CascadeModel m;
+    for (const auto& [block, bias] : {std::pair{Rect{16, 32, 32, 64}, 1.5f}, std::pair{Rect{24, 0, 16, 128}, 1.8f}}) {
+        HogLearner l;
+        l.block = block;
+        for (int c = 0; c < 4; ++c)
+            for (int b = 0; b < 9; ++b) l.weights[c * 9 + b] = b == 0 ? 1.0f : -1.0f;
+        l.bias = bias;
+        l.alpha = 1.0f;
+        HogSvmStage st;
+        st.vote = VoteMode::Binary;
+        st.threshold = 0.5f;
+        st.learners.push_back(l);
+        m.stages.push_back(st);
+    }
+    m.metadata = {"hand-built: block SVMs firing on a bright vertical bar", "none (synthetic)",
+                  "2026-11-22T00:00:00Z", "0.1.0"};
+    return m;
+}
+
+// Draws a bright bar as it looks in a window of the given scale whose top-left is (wx, wy):
+// x from wx + 28·s to wx + 36·s, the window's full height.
+inline void draw_bar(GrayImage& img, double wx, double wy, double s, std::uint8_t value = 255) {
+    const int x0 = static_cast<int>(std::lround(wx + 28 * s)), x1 = static_cast<int>(std::lround(wx + 36 * s));
+    const int y0 = static_cast<int>(std::lround(wy)), y1 = static_cast<int>(std::lround(wy + 128 * s));
+    for (int y = std::max(0, y0); y < std::min(img.height, y1); ++y)
+        for (int x = std::max(0, x0); x < std::min(img.width, x1); ++x) img.at(x, y) = value;
+}
+
+// A random model: `hog_stages` hog_svm stages (alternating binary and margin votes) with random
+// blocks from the zhu pool, optionally a waldboost_lbp stage first. Thresholds are set by the
+// caller or left at 0.
+inline CascadeModel random_model(unsigned seed, int hog_stages, int learners, int lbp_weak) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> n01(0.0f, 1.0f);
+    const auto pool = make_block_pool("zhu", 64, 128);
+    std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
+    CascadeModel m;
+    if (lbp_weak > 0) {
+        WaldBoostLbpStage wb;
+        std::uniform_int_distribution<int> cs(1, 4), px(0, 40), py(0, 100);
+        for (int i = 0; i < lbp_weak; ++i) {
+            LbpWeakClassifier c;
+            c.cell = {px(rng), py(rng), cs(rng), cs(rng)};
+            for (auto& r : c.responses) r = 0.3f * n01(rng);
+            c.reject_threshold = -0.6f * static_cast<float>(i + 1);
+            wb.weak.push_back(c);
+        }
+        wb.final_threshold = -0.5f * static_cast<float>(lbp_weak);
+        m.stages.push_back(wb);
+    }
+    for (int s = 0; s < hog_stages; ++s) {
+        HogSvmStage st;
+        st.vote = s % 2 == 0 ? VoteMode::Binary : VoteMode::Margin;
+        for (int i = 0; i < learners; ++i) {
+            HogLearner l;
+            l.block = pool[pick(rng)];
+            for (auto& w : l.weights) w = n01(rng);
+            l.bias = 0.3f * n01(rng);
+            l.alpha = 0.5f + std::abs(n01(rng));
+            st.learners.push_back(l);
+        }
+        m.stages.push_back(st);
+    }
+    return m;
+}
+
+// Writes a binary PGM (8-bit gray) that OpenCV and every image viewer read.
+inline void write_pgm(const std::filesystem::path& path, const GrayImage& img) {
+    std::ofstream out(path, std::ios::binary);
+    out << "P5\n" << img.width << " " << img.height << "\n255\n";
+    out.write(reinterpret_cast<const char*>(img.pixels.data()), static_cast<std::streamsize>(img.pixels.size()));
+}
+
+// $CASCADEKIT_DATA, else ../shared/data relative to the source tree.
+inline std::filesystem::path data_dir() {
+    if (const char* d = std::getenv("CASCADEKIT_DATA"); d && *d) return d;
+    return std::filesystem::path(CASCADEKIT_SOURCE_DIR) / ".." / "shared" / "data";
+}
+
+// A fresh, empty scratch folder under the build tree.
+inline std::filesystem::path scratch_dir(const std::string& name) {
+    const auto dir = std::filesystem::path(CASCADEKIT_BINARY_DIR) / "test-scratch" / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+}  // namespace cascadekit::test
