@@ -127,6 +127,9 @@ TEST(Cli, FusionChoicesAndParameters) {
     EXPECT_EQ(bad_step.code, 1);
     EXPECT_NE(bad_step.err.find("scale step must be > 1"), std::string::npos) << bad_step.err;
     EXPECT_FALSE(fs::exists(s.dir / "x.json"));
+    const CommandResult no_dir = cascade("detect --model " + q(s.model) + " --json " + q(s.dir / "nowhere" / "x.json") + " " + q(s.image), s.dir);
+    EXPECT_EQ(no_dir.code, 1);
+    EXPECT_NE(no_dir.err.find("does not exist"), std::string::npos) << no_dir.err;
 }
 
 TEST(Cli, BadModelStopsBeforeAnyOutput) {

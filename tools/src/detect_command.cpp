@@ -192,6 +192,14 @@ int run_detect(const DetectOptions& o) {
         spdlog::error("{}", e.what());
         return kExitFatal;
     }
+    if (!o.json.empty()) {
+        const auto parent = std::filesystem::absolute(o.json).parent_path();
+        std::error_code ec;
+        if (!std::filesystem::is_directory(parent, ec)) {
+            spdlog::error("{}: cannot write JSON there: folder {} does not exist", o.json, parent.string());
+            return kExitFatal;
+        }
+    }
     std::vector<InputProblem> problems;
     const std::vector<InputItem> items = expand_inputs(o.inputs, problems);
     if (!o.draw_dir.empty()) {
