@@ -36,7 +36,8 @@ CommandResult cascade(const std::string& args, const fs::path& dir) {
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
 }
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+// Shell-quoted path. Built with append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string&&.
+std::string q(const fs::path& p) { return std::string("'").append(p.string()).append("'"); }
 
 // A scene with two bars at known windows (see runtime tests) and the bar model.
 struct Scene {
