@@ -19,19 +19,22 @@ void print_model(const std::string& path, const CascadeModel& m) {
     std::printf("  created %s by cascadekit %s\n", m.metadata.created_utc.c_str(), m.metadata.toolkit_version.c_str());
     if (!m.metadata.data_description.empty()) std::printf("  data: %s\n", m.metadata.data_description.c_str());
     std::printf("  %zu stage(s)\n", m.stages.size());
-    std::printf("  %5s  %-13s  %8s  %-6s  %12s\n", "stage", "kind", "learners", "vote", "threshold");
+    // Stages are numbered from 1 as in the literature; the file's groups from 000.
+    std::printf("  %5s  %-11s  %-13s  %8s  %-6s  %12s\n", "stage", "group", "kind", "learners", "vote", "threshold");
     std::size_t total = 0;
     for (std::size_t s = 0; s < m.stages.size(); ++s) {
         total += stage_size(m.stages[s]);
         if (const auto* h = std::get_if<HogSvmStage>(&m.stages[s]))
-            std::printf("  %5zu  %-13s  %8zu  %-6s  %12.6g\n", s, "hog_svm", h->learners.size(),
+            std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "hog_svm", h->learners.size(),
                         h->vote == VoteMode::Binary ? "binary" : "margin", h->threshold);
         else {
             const auto& w = std::get<WaldBoostLbpStage>(m.stages[s]);
-            std::printf("  %5zu  %-13s  %8zu  %-6s  %12.6g\n", s, "waldboost_lbp", w.weak.size(), "-", w.final_threshold);
+            std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "waldboost_lbp", w.weak.size(), "-",
+                        w.final_threshold);
         }
     }
     std::printf("  %zu weak learner(s) in all\n", total);
+    std::fflush(stdout);  // before any log line on stderr
 }
 
 // One window-sized panel per stage, its blocks (HoG) or 3×3 cell grids (LBP) outlined.

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
 
     CLI::App app{"cascade: boosted rejection cascades for object detection (cascadekit " CASCADEKIT_VERSION ")"};
     app.require_subcommand(1);
+    app.fallthrough();  // global options (--threads, -q) also work after the subcommand
     app.set_version_flag("--version", CASCADEKIT_VERSION);
     bool quiet = false;
     int threads = 0;
