@@ -53,14 +53,15 @@ void normalise_block(BlockDescriptor& v, const HogParams& params) {
     }
 }
 
-void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
+void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,
                       const HogParams& params, BlockDescriptor& out) {
-    const int x0 = ox + block.x, y0 = oy + block.y;
-    const int xs[3] = {x0, x0 + block.w / 2, x0 + block.w};
-    const int ys[3] = {y0, y0 + block.h / 2, y0 + block.h};
+    const std::size_t xs[3] = {static_cast<std::size_t>(block.x), static_cast<std::size_t>(block.x + block.w / 2),
+                               static_cast<std::size_t>(block.x + block.w)};
+    const std::size_t ys[3] = {static_cast<std::size_t>(block.y), static_cast<std::size_t>(block.y + block.h / 2),
+                               static_cast<std::size_t>(block.y + block.h)};
     const std::uint32_t* p[3][3];
     for (int j = 0; j < 3; ++j)
-        for (int i = 0; i < 3; ++i) p[j][i] = ih.point(xs[i], ys[j]);
+        for (int i = 0; i < 3; ++i) p[j][i] = origin + ys[j] * row_stride + xs[i] * kOrientationBins;
     constexpr float kToGray = 1.0f / kMagnitudeScale;
     int k = 0;
     for (int j = 0; j < 2; ++j)
@@ -70,6 +71,11 @@ void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& b
                 out[k] = static_cast<float>(s) * kToGray;
             }
     normalise_block(out, params);
+}
+
+void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
+                      const HogParams& params, BlockDescriptor& out) {
+    block_descriptor(ih.point(ox, oy), ih.row_stride(), block, params, out);
 }
 
 }  // namespace cascadekit

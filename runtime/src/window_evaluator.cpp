@@ -10,9 +10,7 @@ float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const Integr
     BlockDescriptor v;
     for (const HogLearner& l : stage.learners) {
         block_descriptor(ih, x, y, l.block, hog, v);
-        float m = 0.0f;
-        for (int k = 0; k < kBlockDims; ++k) m += l.weights[k] * v[k];
-        m -= l.bias;
+        const float m = learner_margin(l, v);
         sum += stage.vote == VoteMode::Binary ? (m >= 0.0f ? l.alpha : 0.0f) : l.alpha * m;
     }
     return sum;

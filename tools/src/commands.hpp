@@ -26,6 +26,14 @@ struct DetectOptions {
 };
 int run_detect(const DetectOptions& options);
 
+struct TrainCommandOptions {
+    std::string config;
+    std::string out;
+    bool resume = false;
+    int stop_after_rounds = 0;
+};
+int run_train(const TrainCommandOptions& options);
+
 struct InspectOptions {
     std::string model;  // empty with pool set
     std::string draw;   // PNG path

@@ -62,6 +62,16 @@ int main(int argc, char** argv) {
     detect->add_option("--draw", det.draw_dir, "Write annotated images into this folder");
     detect->add_option("--max-frames", det.max_frames, "Frames to read from each video (0 = all)")->check(CLI::NonNegativeNumber);
 
+    // train --------------------------------------------------------------------------------
+    TrainCommandOptions tr;
+    auto* train = app.add_subcommand("train", "Train a cascade (or the dense baseline) from a configuration file");
+    train->add_option("--config", tr.config, "Training configuration (YAML; see configs/)")->required()->check(CLI::ExistingFile);
+    train->add_option("--out", tr.out, "Model file to write (rewritten after every round; checkpoint beside it as FILE.state)")->required();
+    train->add_flag("--resume", tr.resume, "Continue an interrupted run from FILE.state");
+    train->add_option("--stop-after-rounds", tr.stop_after_rounds,
+                      "Stop after N boosting rounds, checkpoint saved, as if interrupted (for testing --resume)")
+        ->check(CLI::NonNegativeNumber);
+
     // inspect ------------------------------------------------------------------------------
     InspectOptions insp;
     auto* inspect = app.add_subcommand("inspect", "Print a model's stages, or a block pool's size");
@@ -96,6 +106,7 @@ int main(int argc, char** argv) {
         return run_detect(det);
     }
     if (inspect->parsed()) return run_inspect(insp);
+    if (train->parsed()) return run_train(tr);
     if (bench_features->parsed()) {
         bf.opencv_peer = !no_peer;
         bf.command_line = joined_command_line(argc, argv);

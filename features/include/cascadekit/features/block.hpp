@@ -44,4 +44,11 @@ void normalise_block(BlockDescriptor& v, const HogParams& params);
 void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
                       const HogParams& params, BlockDescriptor& out);
 
+// The same from raw integral-histogram points: origin points at the 9 bins of the window's
+// top-left point, row_stride is the distance (in uint32) between vertically adjacent points.
+// Used for training windows stored as patches of a level's integral histogram: rectangle sums
+// only take differences, so a patch gives exactly the values of the full histogram.
+void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,
+                      const HogParams& params, BlockDescriptor& out);
+
 }  // namespace cascadekit

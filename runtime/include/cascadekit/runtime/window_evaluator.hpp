@@ -3,6 +3,7 @@
 // score that every backend must reproduce.
 #include <cstdint>
 
+#include "cascadekit/features/block.hpp"
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/features/integral_image.hpp"
 #include "cascadekit/features/model.hpp"
@@ -20,6 +21,14 @@ struct WindowOutcome {
     float score = 0;                 // the deciding stage's sum minus its threshold
     std::uint32_t weak_evaluated = 0;
 };
+
+// A learner's SVM margin m = weights·v − bias, in float, in dimension order: the one definition
+// shared by detection and training so that both see bit-identical margins.
+inline float learner_margin(const HogLearner& l, const BlockDescriptor& v) {
+    float m = 0.0f;
+    for (int k = 0; k < kBlockDims; ++k) m += l.weights[k] * v[k];
+    return m - l.bias;
+}
 
 // Sum of a hog_svm stage on the window at (x, y): Σ α·[m ≥ 0] (binary) or Σ α·m (margin) with
 // m = w·x − b over the stage's learners, in learner order, float arithmetic.

@@ -1,0 +1,156 @@
+#include "cascadekit/io/dataset.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace cascadekit {
+
+namespace fs = std::filesystem;
+
+namespace {
+bool is_image(const fs::path& p) {
+    std::string e = p.extension().string();
+    std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return e == ".png" || e == ".jpg" || e == ".jpeg" || e == ".pgm" || e == ".ppm" || e == ".bmp";
+}
+
+std::vector<fs::path> images_in(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw DatasetError(dir.string() + ": no such folder");
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file(ec) && is_image(e.path())) out.push_back(e.path());
+    if (ec) throw DatasetError(dir.string() + ": cannot list folder: " + ec.message());
+    if (out.empty()) throw DatasetError(dir.string() + ": folder holds no images (.png, .jpg, ...)");
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<fs::path> read_list(const fs::path& list) {
+    std::ifstream in(list);
+    if (!in) throw DatasetError(list.string() + ": cannot read list file");
+    std::vector<fs::path> out;
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto b = line.find_first_not_of(" \t\r");
+        if (b == std::string::npos || line[b] == '#') continue;
+        const auto e = line.find_last_not_of(" \t\r");
+        fs::path p = line.substr(b, e - b + 1);
+        if (p.is_relative()) p = list.parent_path() / p;
+        out.push_back(p);
+    }
+    if (out.empty()) throw DatasetError(list.string() + ": list file names no images");
+    return out;
+}
+}  // namespace
+
+Dataset load_inria(const fs::path& root) {
+    Dataset d;
+    for (const fs::path& p : images_in(root / "96X160H96" / "Train" / "pos")) {
+        std::string stem = p.stem().string();
+        if (stem.size() > 1 && std::isalpha(static_cast<unsigned char>(stem.back()))) stem.pop_back();
+        d.positives.push_back({p, stem, false});
+    }
+    d.negatives = images_in(root / "Train" / "neg");
+    d.description = "INRIA Person (" + root.string() + "): " + std::to_string(d.positives.size()) + " positive crops, " +
+                    std::to_string(d.negatives.size()) + " negative images";
+    return d;
+}
+
+Dataset load_lists(const fs::path& positives_list, const fs::path& negatives_list) {
+    Dataset d;
+    for (const fs::path& p : read_list(positives_list)) d.positives.push_back({p, p.stem().string(), false});
+    d.negatives = read_list(negatives_list);
+    d.description = "lists " + positives_list.string() + " (" + std::to_string(d.positives.size()) + " crops), " +
+                    negatives_list.string() + " (" + std::to_string(d.negatives.size()) + " images)";
+    return d;
+}
+
+void add_flipped_positives(Dataset& data) {
+    const std::size_t n = data.positives.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        PositiveCrop c = data.positives[i];
+        c.flip = !c.flip;
+        data.positives.push_back(c);
+    }
+    data.description += ", plus mirrored positives";
+}
+
+HeldOutSplit make_every_kth_split(const Dataset& data, int k) {
+    if (k < 2) throw DatasetError("held-out split: every k-th needs k >= 2, got " + std::to_string(k));
+    std::set<std::string> sources;
+    for (const auto& p : data.positives) sources.insert(p.source);
+    HeldOutSplit s;
+    int i = 0;
+    for (const auto& src : sources)
+        if (++i % k == 0) s.positive_sources.insert(src);
+    std::vector<std::string> names;
+    for (const auto& n : data.negatives) names.push_back(n.filename().string());
+    std::sort(names.begin(), names.end());
+    for (std::size_t j = 0; j < names.size(); ++j)
+        if ((j + 1) % static_cast<std::size_t>(k) == 0) s.negative_names.insert(names[j]);
+    return s;
+}
+
+void write_split(const HeldOutSplit& split, const fs::path& file) {
+    std::ostringstream out;
+    out << "# cascadekit held-out split: training never sees these; evaluation uses only them.\n"
+        << "# " << split.positive_sources.size() << " positive source photos, " << split.negative_names.size()
+        << " negative images\n";
+    for (const auto& s : split.positive_sources) out << "positive_source " << s << "\n";
+    for (const auto& n : split.negative_names) out << "negative " << n << "\n";
+    fs::path tmp = file;
+    tmp += ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream f(tmp);
+        f << out.str();
+        if (!f) throw DatasetError(file.string() + ": cannot write split file");
+    }
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+    if (ec) throw DatasetError(file.string() + ": cannot write split file: " + ec.message());
+}
+
+HeldOutSplit read_split(const fs::path& file) {
+    std::ifstream in(file);
+    if (!in) throw DatasetError(file.string() + ": cannot read split file");
+    HeldOutSplit s;
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ls(line);
+        std::string kind, name;
+        ls >> kind >> name;
+        if (kind == "positive_source" && !name.empty()) s.positive_sources.insert(name);
+        else if (kind == "negative" && !name.empty()) s.negative_names.insert(name);
+        else throw DatasetError(file.string() + ":" + std::to_string(n) + ": expected 'positive_source NAME' or 'negative NAME'");
+    }
+    return s;
+}
+
+Dataset without(const Dataset& data, const HeldOutSplit& split) {
+    Dataset d;
+    for (const auto& p : data.positives)
+        if (!split.holds(p)) d.positives.push_back(p);
+    for (const auto& n : data.negatives)
+        if (!split.holds(n)) d.negatives.push_back(n);
+    d.description = data.description + "; training part";
+    return d;
+}
+
+Dataset only(const Dataset& data, const HeldOutSplit& split) {
+    Dataset d;
+    for (const auto& p : data.positives)
+        if (split.holds(p)) d.positives.push_back(p);
+    for (const auto& n : data.negatives)
+        if (split.holds(n)) d.negatives.push_back(n);
+    d.description = data.description + "; held-out part";
+    return d;
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,101 @@
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "cascadekit/io/dataset.hpp"
+#include "cascadekit/trainer/trainer.hpp"
+#include "commands.hpp"
+#include "image_files.hpp"
+
+namespace cascadekit::tools {
+
+namespace {
+std::string duration(double s) {
+    if (s < 0) return "?";
+    char buf[32];
+    if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
+    else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+    else std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+    return buf;
+}
+
+class LogObserver final : public TrainObserver {
+public:
+    void on_round(const RoundReport& r) override {
+        spdlog::info("stage {:2d} round {:3d}: d {:.4f}  f {:.4f}  err {:.4f}  elapsed {}  ETA {}", r.stage, r.round,
+                     r.detection_rate, r.fp_rate, r.weighted_error, duration(r.seconds), duration(r.eta_seconds));
+    }
+    void on_stage(const StageReport& s) override {
+        spdlog::info("stage {:2d} done: {} learners, threshold {:.4g}, d {:.4f}, f {:.4f}, F {:.3g}, {} negatives "
+                     "(mined in {}), peak memory {:.0f} MiB",
+                     s.stage, s.learners, s.threshold, s.detection_rate, s.fp_rate, s.cascade_fp_rate, s.negatives,
+                     duration(s.mining_seconds), s.peak_memory_mb);
+    }
+    void on_mining(const MiningProgress& p) override {
+        const double rate = p.windows_scanned ? double(p.false_positives) / double(p.windows_scanned) : 0.0;
+        spdlog::info("mining for stage {}: {}/{} images, {} windows, {} false positives (FP rate {:.3g}){}", p.stage,
+                     p.images_done, p.images, p.windows_scanned, p.false_positives, rate,
+                     p.finished ? ", done in " + duration(p.seconds) : ", ETA " + duration(p.eta_seconds));
+    }
+    void on_note(const std::string& text) override { spdlog::info("{}", text); }
+};
+
+std::filesystem::path under_data(const std::string& p) {
+    std::filesystem::path path(p);
+    return path.is_absolute() ? path : data_root() / path;
+}
+}  // namespace
+
+// Loads the configured dataset and applies (creating if needed) the held-out split.
+Dataset training_dataset(const TrainConfig& cfg, HeldOutSplit* split_out) {
+    Dataset all = cfg.layout == "inria" ? load_inria(under_data(cfg.inria_root))
+                                        : load_lists(cfg.positives_list, cfg.negatives_list);
+    if (cfg.flip_positives) add_flipped_positives(all);
+    Dataset train = all;
+    if (cfg.holdout_every > 0) {
+        HeldOutSplit split;
+        if (!cfg.split_file.empty() && std::filesystem::exists(cfg.split_file)) {
+            split = read_split(cfg.split_file);
+            spdlog::info("held-out split from {}", cfg.split_file);
+        } else {
+            split = make_every_kth_split(all, cfg.holdout_every);
+            if (!cfg.split_file.empty()) {
+                if (auto parent = std::filesystem::path(cfg.split_file).parent_path(); !parent.empty())
+                    std::filesystem::create_directories(parent);
+                write_split(split, cfg.split_file);
+                spdlog::info("wrote held-out split to {}", cfg.split_file);
+            }
+        }
+        train = without(all, split);
+        if (split_out) *split_out = split;
+    }
+    if (cfg.max_positives > 0 && train.positives.size() > static_cast<std::size_t>(cfg.max_positives))
+        train.positives.resize(static_cast<std::size_t>(cfg.max_positives));
+    if (cfg.max_negative_images > 0 && train.negatives.size() > static_cast<std::size_t>(cfg.max_negative_images))
+        train.negatives.resize(static_cast<std::size_t>(cfg.max_negative_images));
+    return train;
+}
+
+int run_train(const TrainCommandOptions& o) {
+    try {
+        const TrainConfig cfg = load_train_config(o.config);
+        const Dataset data = training_dataset(cfg, nullptr);
+        spdlog::info("training {} from {}: {} positives, {} negative images (seed {})", cfg.kind, o.config,
+                     data.positives.size(), data.negatives.size(), cfg.seed);
+        TrainOptions opt;
+        opt.model_out = o.out;
+        opt.resume = o.resume;
+        opt.stop_after_rounds = o.stop_after_rounds;
+        LogObserver log;
+        const TrainSummary s = train(cfg, data, load_gray, opt, log);
+        spdlog::info("{}: {} stage(s), {} learners, F {:.3g}, {} , peak memory {:.0f} MiB{}", o.out, s.stages, s.learners,
+                     s.cascade_fp_rate, duration(s.seconds), s.peak_memory_mb,
+                     s.finished ? " (finished: " + s.stop_reason + ")" : " (not finished; continue with --resume)");
+        return kExitOk;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return kExitFatal;
+    }
+}
+
+}  // namespace cascadekit::tools

@@ -1,0 +1,91 @@
+#pragma once
+// Training boosted HoG cascades (ALGORITHMS.md §2) and the dense Dalal-Triggs baseline, with
+// bootstrapping through the runtime, progress reports, atomic checkpoints and exact resume.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "cascadekit/features/image.hpp"
+#include "cascadekit/features/model.hpp"
+#include "cascadekit/io/dataset.hpp"
+#include "cascadekit/trainer/config.hpp"
+
+namespace cascadekit {
+
+class TrainError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Decodes an image file to 8-bit gray; throws (any std::exception) naming the file on failure.
+// Called from several threads at once.
+using ImageLoader = std::function<GrayImage(const std::filesystem::path&)>;
+
+struct RoundReport {
+    int stage = 0;      // 1-based
+    int round = 0;      // learners in the stage so far
+    double detection_rate = 0;  // of the stage on its training positives
+    double fp_rate = 0;         // of the stage on its training negatives
+    double weighted_error = 0;  // of the chosen learner
+    double seconds = 0;         // since training started (this process and earlier ones)
+    double eta_seconds = -1;    // estimate for the whole run, < 0 unknown
+};
+struct StageReport {
+    int stage = 0;
+    int learners = 0;
+    float threshold = 0;
+    double detection_rate = 0, fp_rate = 0;
+    double cascade_fp_rate = 0;   // F so far: product of the stages' training FP rates
+    double mining_seconds = 0;    // bootstrapping that fed this stage
+    std::size_t negatives = 0;
+    double peak_memory_mb = 0;
+};
+struct MiningProgress {
+    int stage = 0;              // the stage the negatives are for
+    std::size_t images_done = 0, images = 0;
+    std::uint64_t windows_scanned = 0, false_positives = 0;
+    double seconds = 0, eta_seconds = -1;
+    bool finished = false;
+};
+
+// How training reports; the tool logs these. Calls come from one thread at a time.
+class TrainObserver {
+public:
+    virtual ~TrainObserver() = default;
+    virtual void on_round(const RoundReport&) {}
+    virtual void on_stage(const StageReport&) {}
+    virtual void on_mining(const MiningProgress&) {}
+    virtual void on_note(const std::string&) {}  // notable events: negatives ran short, data exhausted…
+};
+
+struct TrainOptions {
+    std::filesystem::path model_out;   // the model, rewritten atomically after every round
+    std::filesystem::path state_file;  // default: model_out + ".state"
+    bool resume = false;
+    int stop_after_rounds = 0;  // > 0: stop (checkpoint saved) after that many rounds in this process
+    std::string created_utc;    // metadata; default now (or $SOURCE_DATE_EPOCH, for reproducible files)
+};
+
+struct TrainSummary {
+    int stages = 0;
+    int learners = 0;
+    double cascade_fp_rate = 1.0;
+    double seconds = 0;
+    double peak_memory_mb = 0;
+    bool finished = false;          // reached F_target / max_stages / exhausted negatives
+    bool negatives_exhausted = false;
+    std::string stop_reason;
+};
+
+// Trains per config.kind on `data` (already without its held-out part). Throws TrainError,
+// ConfigError or DatasetError with a message naming what is wrong.
+TrainSummary train(const TrainConfig& config, const Dataset& data, const ImageLoader& loader,
+                   const TrainOptions& options, TrainObserver& observer);
+
+// Peak resident memory of this process so far, in MiB.
+double peak_memory_mb();
+
+}  // namespace cascadekit

@@ -1,0 +1,34 @@
+#pragma once
+// Internal: the trainer's checkpoint, one binary file written atomically after every round.
+// It alone is authoritative on resume (the model file is regenerated from it), so a crash between
+// writing the model and the checkpoint cannot leave them inconsistent.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cascadekit/features/model.hpp"
+#include "training_data.hpp"
+
+namespace cascadekit::detail {
+
+struct Checkpoint {
+    std::uint64_t fingerprint = 0;       // of the configuration text
+    std::string created_utc;
+    std::vector<HogSvmStage> stages;     // completed
+    HogSvmStage current;                 // the stage being trained (learners so far)
+    std::vector<double> weights;         // AdaBoost weights: positives then negatives
+    std::vector<WindowRef> negatives;    // the current stage's negative windows
+    double cascade_fp_rate = 1.0;        // product of completed stages' training FP rates
+    double seconds = 0;                  // training time so far, all processes
+    double mining_seconds = 0;           // bootstrapping that fed the current stage
+    std::uint64_t rounds = 0;
+    bool finished = false;
+    bool exhausted = false;
+    std::string stop_reason;
+};
+
+void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file);  // atomic
+Checkpoint read_checkpoint(const std::filesystem::path& file);                  // throws TrainError
+
+}  // namespace cascadekit::detail

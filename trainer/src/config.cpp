@@ -1,0 +1,145 @@
+#include "cascadekit/trainer/config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace cascadekit {
+
+namespace {
+// Reads a flat or one-level nested YAML map into "section.key" → node, rejecting unknown keys.
+class Reader {
+public:
+    Reader(const YAML::Node& root, std::string origin) : origin_(std::move(origin)) { flatten(root, ""); }
+
+    template <class T>
+    void get(const std::string& key, T& out) {
+        auto it = values_.find(key);
+        if (it == values_.end()) return;
+        used_.insert(key);
+        try {
+            out = it->second.as<T>();
+        } catch (const YAML::Exception&) {
+            fail(key, "has the wrong type");
+        }
+    }
+    [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
+        throw ConfigError(origin_ + ": " + key + ": " + problem);
+    }
+    void reject_unknown() const {
+        for (const auto& [k, v] : values_)
+            if (!used_.count(k)) fail(k, "unknown option (see configs/README.md)");
+    }
+
+private:
+    void flatten(const YAML::Node& n, const std::string& prefix) {
+        if (!n.IsMap()) {
+            if (!n.IsNull()) throw ConfigError(origin_ + ": expected a map of options");
+            return;
+        }
+        for (const auto& kv : n) {
+            const std::string key = prefix + kv.first.as<std::string>();
+            if (kv.second.IsMap()) flatten(kv.second, key + ".");
+            else values_[key] = kv.second;
+        }
+    }
+    std::string origin_;
+    std::map<std::string, YAML::Node> values_;
+    std::set<std::string> used_;
+};
+}  // namespace
+
+TrainConfig parse_train_config(const std::string& text, const std::string& origin) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError(origin + ": not valid YAML: " + e.what());
+    }
+    Reader r(root, origin);
+    TrainConfig c;
+    std::string norm = std::string(to_string(c.hog.norm)), weighting = "resample";
+    r.get("seed", c.seed);
+    r.get("kind", c.kind);
+    r.get("data.layout", c.layout);
+    r.get("data.inria_root", c.inria_root);
+    r.get("data.positives_list", c.positives_list);
+    r.get("data.negatives_list", c.negatives_list);
+    r.get("data.flip_positives", c.flip_positives);
+    r.get("data.holdout_every", c.holdout_every);
+    r.get("data.split_file", c.split_file);
+    r.get("data.max_positives", c.max_positives);
+    r.get("data.max_negative_images", c.max_negative_images);
+    r.get("window.width", c.window_width);
+    r.get("window.height", c.window_height);
+    r.get("hog.block_norm", norm);
+    r.get("hog.epsilon", c.hog.epsilon);
+    r.get("hog.hys_clip", c.hog.hys_clip);
+    r.get("boosting.pool", c.pool);
+    r.get("boosting.candidates_per_round", c.candidates_per_round);
+    r.get("boosting.d_min", c.d_min);
+    r.get("boosting.f_max", c.f_max);
+    r.get("boosting.F_target", c.F_target);
+    r.get("boosting.max_stages", c.max_stages);
+    r.get("boosting.max_learners_per_stage", c.max_learners_per_stage);
+    r.get("boosting.negatives_per_stage", c.negatives_per_stage);
+    r.get("svm.C", c.svm_c);
+    r.get("svm.weighting", weighting);
+    r.get("dense.random_negatives_per_image", c.dense_random_negatives_per_image);
+    r.get("dense.max_hard_negatives", c.dense_max_hard_negatives);
+    r.get("mining.stride", c.mining_stride);
+    r.get("mining.scale_step", c.mining_scale_step);
+    r.get("mining.backend", c.mining_backend);
+    r.reject_unknown();
+
+    if (c.kind != "cascade" && c.kind != "dense") r.fail("kind", "must be cascade or dense, not '" + c.kind + "'");
+    if (c.layout != "inria" && c.layout != "lists") r.fail("data.layout", "must be inria or lists");
+    if (c.layout == "lists" && (c.positives_list.empty() || c.negatives_list.empty()))
+        r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
+    if (c.holdout_every != 0 && c.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
+    if (c.window_width < 8 || c.window_height < 8) r.fail("window.width", "window sides must be >= 8");
+    if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be l2, l2-hys or l1-sqrt");
+    if (!(c.hog.epsilon > 0)) r.fail("hog.epsilon", "must be > 0");
+    if (!(c.hog.hys_clip > 0)) r.fail("hog.hys_clip", "must be > 0");
+    if (c.pool != "zhu" && c.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");
+    if (c.candidates_per_round < 1) r.fail("boosting.candidates_per_round", "must be >= 1");
+    if (!(c.d_min > 0 && c.d_min <= 1)) r.fail("boosting.d_min", "must be in (0, 1]");
+    if (!(c.f_max > 0 && c.f_max < 1)) r.fail("boosting.f_max", "must be in (0, 1)");
+    if (!(c.F_target > 0 && c.F_target < 1)) r.fail("boosting.F_target", "must be in (0, 1)");
+    if (c.max_stages < 1) r.fail("boosting.max_stages", "must be >= 1");
+    if (c.max_learners_per_stage < 1) r.fail("boosting.max_learners_per_stage", "must be >= 1");
+    if (c.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
+    if (!(c.svm_c > 0) || !std::isfinite(c.svm_c)) r.fail("svm.C", "must be > 0");
+    if (weighting == "resample") c.svm_weighting = SvmWeighting::Resample;
+    else if (weighting == "select") c.svm_weighting = SvmWeighting::Select;
+    else r.fail("svm.weighting", "must be resample or select");
+    if (c.mining_stride < 1) r.fail("mining.stride", "must be >= 1");
+    if (!(c.mining_scale_step > 1)) r.fail("mining.scale_step", "must be > 1");
+    if (c.mining_backend != "auto" && c.mining_backend != "cpu" && c.mining_backend != "cuda")
+        r.fail("mining.backend", "must be auto, cpu or cuda");
+    if (c.dense_random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
+    if (c.dense_max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
+    c.text = text;
+    return c;
+}
+
+TrainConfig load_train_config(const std::string& file) {
+    std::ifstream in(file);
+    if (!in) throw ConfigError(file + ": cannot read configuration file");
+    std::stringstream s;
+    s << in.rdbuf();
+    return parse_train_config(s.str(), file);
+}
+
+std::uint64_t config_fingerprint(const TrainConfig& c) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char ch : c.text) h = (h ^ ch) * 1099511628211ull;
+    return h;
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,121 @@
+#include "training_data.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <numeric>
+
+#include "cascadekit/features/pyramid.hpp"
+
+namespace cascadekit::detail {
+
+std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader) {
+    std::vector<GrayImage> out(paths.size());
+    std::mutex m;
+    std::string first_error;
+    std::size_t first_index = paths.size();
+    tbb::parallel_for(std::size_t{0}, paths.size(), [&](std::size_t i) {
+        try {
+            out[i] = loader(paths[i]);
+        } catch (const std::exception& e) {
+            std::lock_guard lock(m);
+            if (i < first_index) first_index = i, first_error = e.what();
+        }
+    });
+    if (first_index < paths.size()) throw TrainError(first_error);
+    return out;
+}
+
+void visit_positives(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
+                     const WindowSink& sink) {
+    std::mutex m;
+    std::string first_error;
+    std::size_t first_index = crops.size();
+    tbb::parallel_for(std::size_t{0}, crops.size(), [&](std::size_t i) {
+        try {
+            GrayImage g = loader(crops[i].path);
+            if (g.width < ww || g.height < wh)
+                throw TrainError(crops[i].path.string() + ": crop " + std::to_string(g.width) + "x" +
+                                 std::to_string(g.height) + " is smaller than the " + std::to_string(ww) + "x" +
+                                 std::to_string(wh) + " window");
+            if (crops[i].flip)
+                for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
+            IntegralHistogram ih;
+            ih.compute(g);
+            sink(i, ih, (g.width - ww) / 2, (g.height - wh) / 2);
+        } catch (const std::exception& e) {
+            std::lock_guard lock(m);
+            if (i < first_index) first_index = i, first_error = e.what();
+        }
+    });
+    if (first_index < crops.size()) throw TrainError(first_error);
+}
+
+void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images, std::size_t first_slot,
+                   const WindowSink& sink) {
+    std::map<std::uint32_t, std::vector<std::size_t>> by_image;
+    for (std::size_t i = 0; i < refs.size(); ++i) by_image[refs[i].image].push_back(i);
+    std::vector<std::pair<std::uint32_t, std::vector<std::size_t>>> groups(by_image.begin(), by_image.end());
+    tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t g) {
+        const GrayImage& img = images[groups[g].first];
+        std::vector<std::size_t> idx = groups[g].second;
+        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return refs[a].scale < refs[b].scale; });
+        GrayImage level;
+        IntegralHistogram ih;
+        double current = -1;
+        for (std::size_t i : idx) {
+            const WindowRef& r = refs[i];
+            if (r.scale != current) {
+                const int w = static_cast<int>(std::floor(img.width / r.scale + 1e-9));
+                const int h = static_cast<int>(std::floor(img.height / r.scale + 1e-9));
+                if (r.scale == 1.0 && w == img.width && h == img.height) {
+                    ih.compute(img);
+                } else {
+                    resample_bilinear(img, r.scale, w, h, level);
+                    ih.compute(level);
+                }
+                current = r.scale;
+            }
+            sink(first_slot + i, ih, r.x, r.y);
+        }
+    });
+}
+
+std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std::size_t count, int ww, int wh,
+                                      double scale_step, RandomStream rng) {
+    std::vector<std::vector<PyramidLevel>> plans(images.size());
+    std::vector<std::uint32_t> usable;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        plans[i] = plan_pyramid(images[i].width, images[i].height, ww, wh, scale_step);
+        if (!plans[i].empty()) usable.push_back(static_cast<std::uint32_t>(i));
+    }
+    if (usable.empty()) throw TrainError("no negative image is as large as the window");
+    std::vector<WindowRef> out(count);
+    for (auto& r : out) {
+        r.image = usable[rng.below(usable.size())];
+        const auto& levels = plans[r.image];
+        const PyramidLevel& l = levels[rng.below(levels.size())];
+        r.scale = l.scale;
+        r.x = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(l.width - ww + 1)));
+        r.y = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(l.height - wh + 1)));
+    }
+    return out;
+}
+
+std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng) {
+    if (refs.size() <= target) return refs;
+    std::vector<std::size_t> idx(refs.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    for (std::size_t i = 0; i < target; ++i) std::swap(idx[i], idx[i + rng.below(idx.size() - i)]);
+    idx.resize(target);
+    std::sort(idx.begin(), idx.end());
+    std::vector<WindowRef> out;
+    out.reserve(target);
+    for (std::size_t i : idx) out.push_back(refs[i]);
+    return out;
+}
+
+}  // namespace cascadekit::detail

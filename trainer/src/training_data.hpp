@@ -1,0 +1,46 @@
+#pragma once
+// Internal: loading positives, negative images and window references for the trainer.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/trainer/random.hpp"
+#include "cascadekit/trainer/trainer.hpp"
+
+namespace cascadekit::detail {
+
+// A window of a negative image: which image, at which pyramid scale, where in that level.
+struct WindowRef {
+    std::uint32_t image = 0;
+    double scale = 1.0;
+    std::int32_t x = 0, y = 0;
+    friend bool operator==(const WindowRef&, const WindowRef&) = default;
+};
+
+// Receives one window of a computed integral histogram: (slot, histogram, x, y).
+using WindowSink = std::function<void(std::size_t, const IntegralHistogram&, int, int)>;
+
+// Decodes every image in parallel (TBB); throws TrainError naming the first file that fails.
+std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader);
+
+// Loads the positive crops and hands each centred window to sink(i, …). Crops smaller than the
+// window are refused with a TrainError naming the file.
+void visit_positives(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
+                     const WindowSink& sink);
+
+// Hands window refs[i] to sink(first_slot + i, …), recomputing each needed pyramid level of each
+// image once (resampling and integral histograms as the detector does them). Parallel over
+// images, deterministic.
+void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images,
+                   std::size_t first_slot, const WindowSink& sink);
+
+// `count` windows drawn uniformly: an image, then a level of its pyramid (scale step
+// `scale_step`), then a position.
+std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std::size_t count, int ww, int wh,
+                                      double scale_step, RandomStream rng);
+
+// `target` of refs chosen uniformly without replacement, in their original order.
+std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng);
+
+}  // namespace cascadekit::detail
