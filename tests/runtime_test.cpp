@@ -360,3 +360,30 @@ TEST(Fusion, NmsKeepsTheBestOfOverlappingBoxes) {
     EXPECT_EQ(m, FusionMethod::Nms);
     EXPECT_FALSE(parse_fusion("average", m));
 }
+
+TEST(CpuDetector, KeepRejectedReturnsEveryWindowWithItsDecidingStage) {
+    CascadeModel m = random_model(61, 3, 3, 0);
+    const GrayImage img = blobby_image(260, 240, 62);
+    calibrate_thresholds(m, img);
+    const DetectResult normal = detect(m, img);
+    DetectParams p;
+    p.keep_rejected = true;
+    const DetectResult all = detect(m, img, p);
+    EXPECT_EQ(all.stats, normal.stats);
+    ASSERT_EQ(all.detections.size(), all.stats.windows_scanned);
+    std::vector<std::uint64_t> rejected(3, 0);
+    std::vector<Detection> accepted;
+    for (const Detection& d : all.detections) {
+        ASSERT_GE(d.stages_passed, 0);
+        ASSERT_LE(d.stages_passed, 3);
+        if (d.stages_passed < 3) {
+            ++rejected[static_cast<std::size_t>(d.stages_passed)];
+            EXPECT_LT(d.score, 0.0f);
+        } else {
+            EXPECT_GE(d.score, 0.0f);
+            accepted.push_back(d);
+        }
+    }
+    EXPECT_EQ(rejected, all.stats.rejected_per_stage);
+    EXPECT_EQ(accepted, normal.detections);
+}

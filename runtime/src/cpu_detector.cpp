@@ -61,12 +61,11 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                     const WindowOutcome w = evaluate_window(model_, features_, x, y);
                     ++out.scanned;
                     out.weak += w.weak_evaluated;
-                    if (w.rejected_at >= 0) {
-                        ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
-                        continue;
-                    }
+                    if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
+                    if (w.rejected_at >= 0 && !params_.keep_rejected) continue;
+                    const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
                     out.detections.push_back({x * level.scale, y * level.scale, ww * level.scale, wh * level.scale,
-                                              w.score, static_cast<int>(li), level.scale});
+                                              w.score, static_cast<int>(li), level.scale, passed});
                 }
             }
         });

@@ -34,6 +34,18 @@ struct TrainCommandOptions {
 };
 int run_train(const TrainCommandOptions& options);
 
+struct EvalOptions {
+    std::string model, window_scores, detections;  // exactly one: what is evaluated
+    std::string config = "configs/inria-hog-cascade.yaml";  // data and held-out split
+    std::string fppw, rejection, fppi;               // CSV outputs; each asks for that evaluation
+    std::string pennfudan;                           // default $CASCADEKIT_DATA/PennFudanPed
+    std::string write_lists;                         // folder for the held-out and PennFudan lists
+    std::string label;
+    int stride = 8;
+    double scale_step = 1.2;
+};
+int run_eval(const EvalOptions& options);
+
 struct InspectOptions {
     std::string model;  // empty with pool set
     std::string draw;   // PNG path

@@ -72,6 +72,23 @@ int main(int argc, char** argv) {
                       "Stop after N boosting rounds, checkpoint saved, as if interrupted (for testing --resume)")
         ->check(CLI::NonNegativeNumber);
 
+    // eval ---------------------------------------------------------------------------------
+    EvalOptions ev;
+    auto* eval = app.add_subcommand("eval", "Measure a model: miss rate vs FPPW, rejection profile, miss rate vs FPPI");
+    eval->add_option("--model", ev.model, "Cascade model to evaluate");
+    eval->add_option("--window-scores", ev.window_scores,
+                     "Evaluate another detector's window scores instead (JSON: positives, negatives, negative_windows)");
+    eval->add_option("--detections", ev.detections, "Evaluate another detector's detections (cascade detect's JSON) for --fppi");
+    eval->add_option("--config", ev.config, "Training configuration naming the data and the held-out split")->capture_default_str();
+    eval->add_option("--fppw", ev.fppw, "Miss rate vs false positives per window on the held-out data, to this CSV");
+    eval->add_option("--rejection", ev.rejection, "Per-stage rejection profile on the held-out negatives, to this CSV");
+    eval->add_option("--fppi", ev.fppi, "Miss rate vs false positives per image on PennFudan, to this CSV");
+    eval->add_option("--pennfudan", ev.pennfudan, "PennFudanPed folder (default $CASCADEKIT_DATA/PennFudanPed)");
+    eval->add_option("--write-lists", ev.write_lists, "Write the held-out and PennFudan image lists into this folder");
+    eval->add_option("--label", ev.label, "Name printed with the results");
+    eval->add_option("--stride", ev.stride, "Window stride for negatives and PennFudan")->capture_default_str();
+    eval->add_option("--scale-step", ev.scale_step, "Pyramid scale step")->capture_default_str();
+
     // inspect ------------------------------------------------------------------------------
     InspectOptions insp;
     auto* inspect = app.add_subcommand("inspect", "Print a model's stages, or a block pool's size");
@@ -107,6 +124,7 @@ int main(int argc, char** argv) {
     }
     if (inspect->parsed()) return run_inspect(insp);
     if (train->parsed()) return run_train(tr);
+    if (eval->parsed()) return run_eval(ev);
     if (bench_features->parsed()) {
         bf.opencv_peer = !no_peer;
         bf.command_line = joined_command_line(argc, argv);

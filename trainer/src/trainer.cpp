@@ -331,7 +331,9 @@ private:
             obs_.on_note("stage " + std::to_string(stage) + " stopped at " + std::to_string(ck_.current.learners.size()) +
                          " learners with FP rate " + std::to_string(f_) + " > f_max");
         ck_.stages.push_back(ck_.current);
-        ck_.cascade_fp_rate *= f_;
+        // A stage that rejects every training negative says little about the rate on new data:
+        // count it as below one in (negatives + 1), and let bootstrapping find out what is left.
+        ck_.cascade_fp_rate *= std::max(f_, 1.0 / static_cast<double>(ck_.negatives.size() + 1));
         StageReport s;
         s.stage = stage;
         s.learners = static_cast<int>(ck_.current.learners.size());

@@ -19,18 +19,22 @@ struct DetectParams {
     double scale_step = 1.2;   // ratio of consecutive pyramid scales, > 1
     double min_scale = 1.0;    // smallest window scale (input pixels per level pixel); < 1 upscales
     double max_scale = 0.0;    // largest window scale; 0 = until the level is smaller than the window
+    // Also return rejected windows (for evaluation: every window's deciding stage and score).
+    bool keep_rejected = false;
 };
 
 // Throws std::invalid_argument naming the bad parameter.
 void validate(const DetectParams& params);
 
 // An accepted window in input pixels: the window's top-left (x, y) and its size (w, h) =
-// model window × level scale. score: the last stage's sum minus its threshold (>= 0).
+// model window × level scale. score: the deciding stage's sum minus its threshold (>= 0 for an
+// accepted window: the last stage's; < 0 for a rejected one, kept with keep_rejected).
 struct Detection {
     double x = 0, y = 0, w = 0, h = 0;
     float score = 0;
     int level = 0;  // pyramid level, -1 after fusion
     double scale = 1.0;
+    int stages_passed = -1;  // number of stages the window passed (all of them when accepted)
     friend bool operator==(const Detection&, const Detection&) = default;
 };
 
@@ -48,7 +52,7 @@ struct DetectStats {
 };
 
 struct DetectResult {
-    std::vector<Detection> detections;  // raw accepted windows, ordered by level, then y, then x
+    std::vector<Detection> detections;  // raw accepted windows (all with keep_rejected), by level, y, x
     DetectStats stats;
 };
 

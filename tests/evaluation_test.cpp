@@ -1,0 +1,91 @@
+// trainer/evaluation: the protocols' arithmetic on hand-made scores and boxes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "cascadekit/trainer/evaluation.hpp"
+#include "test_support.hpp"
+
+using namespace cascadekit;
+
+TEST(Evaluation, CascadeWindowScoreOrdersByStageThenScore) {
+    EXPECT_LT(cascade_window_score(0, 5.0f, 3), cascade_window_score(1, -5.0f, 3));
+    EXPECT_LT(cascade_window_score(2, -0.1f, 3), cascade_window_score(3, 0.0f, 3));  // rejected by the last < accepted
+    EXPECT_NEAR(cascade_window_score(3, 0.0f, 3), 2.5, 1e-12);
+    EXPECT_LT(cascade_window_score(3, 0.5f, 3), 3.0);
+    EXPECT_NEAR(cascade_window_score(1, 0.0f, 1), 0.5, 1e-12);  // one-stage model: σ(margin)
+}
+
+TEST(Evaluation, FppwCurveCountsMissesAndFalsePositives) {
+    // 4 positives, 5 scored negatives out of 1000 windows.
+    const auto curve = fppw_curve({0.1, 0.5, 0.7, 0.9}, {0.8, 0.6, 0.6, 0.2, 0.05}, 1000);
+    ASSERT_EQ(curve.size(), 4u);  // distinct negative scores
+    EXPECT_DOUBLE_EQ(curve[0].threshold, 0.8);
+    EXPECT_DOUBLE_EQ(curve[0].fp, 0.001);
+    EXPECT_DOUBLE_EQ(curve[0].miss_rate, 0.75);  // only 0.9 >= 0.8
+    EXPECT_DOUBLE_EQ(curve[1].fp, 0.003);        // 0.8, 0.6, 0.6
+    EXPECT_DOUBLE_EQ(curve[1].miss_rate, 0.5);
+    EXPECT_DOUBLE_EQ(curve[3].miss_rate, 0.0);
+    EXPECT_DOUBLE_EQ(miss_rate_at(curve, 0.002), 0.75);
+    EXPECT_DOUBLE_EQ(miss_rate_at(curve, 0.0005), 1.0);  // nothing that strict
+}
+
+TEST(Evaluation, FppiMatchesGreedilyOncePerPerson) {
+    ImageTruth a;
+    a.people = {{0, 0, 10, 20}, {100, 0, 10, 20}};
+    a.detections = {{{0, 0, 10, 20}, 0.9}, {{1, 0, 10, 20}, 0.8}, {{100, 1, 10, 20}, 0.5}, {{300, 0, 10, 20}, 0.7}};
+    ImageTruth b;  // no people, one false positive
+    b.detections = {{{5, 5, 10, 10}, 0.6}};
+    const auto curve = fppi_curve({a, b});
+    // Scores in order: .9 TP, .8 FP (duplicate), .7 FP, .6 FP, .5 TP.
+    ASSERT_EQ(curve.size(), 5u);
+    EXPECT_DOUBLE_EQ(curve[0].miss_rate, 0.5);
+    EXPECT_DOUBLE_EQ(curve[0].fp, 0.0);
+    EXPECT_DOUBLE_EQ(curve[3].fp, 1.5);
+    EXPECT_DOUBLE_EQ(curve[4].miss_rate, 0.0);
+    EXPECT_DOUBLE_EQ(iou({0, 0, 10, 10}, {5, 0, 10, 10}), 50.0 / 150.0);
+}
+
+TEST(Evaluation, LogAverageMissRate) {
+    EXPECT_NEAR(log_average_miss_rate({{0.001, 0.2, 1}}), 0.2, 1e-12);  // flat curve: its value
+    // Miss 1 below 0.1 FPPI, 0.1 from 0.1 on: 4 reference points (0.01…0.056) at 1, 5 at 0.1.
+    EXPECT_NEAR(log_average_miss_rate({{0.1, 0.1, 1}}), std::exp(5 * std::log(0.1) / 9), 1e-12);
+}
+
+TEST(Evaluation, PersonBoxKeepsTheCentre) {
+    const Box b = person_box(10, 20, 64, 128);
+    EXPECT_NEAR(b.x + b.w / 2, 42, 1e-12);
+    EXPECT_NEAR(b.y + b.h / 2, 84, 1e-12);
+    EXPECT_NEAR(b.h, 96, 1e-12);
+    EXPECT_NEAR(b.w / b.h, 0.38, 1e-12);
+}
+
+TEST(Evaluation, RejectionProfileFromStats) {
+    CascadeModel m = test::random_model(1, 3, 2, 0);
+    DetectStats s;
+    s.windows_scanned = 100;
+    s.rejected_per_stage = {50, 30, 10};
+    s.weak_evaluated = 100 * 2 + 50 * 2 + 20 * 2;
+    const auto p = rejection_profile(m, s);
+    ASSERT_EQ(p.size(), 3u);
+    EXPECT_DOUBLE_EQ(p[0].rejected_so_far, 0.5);
+    EXPECT_DOUBLE_EQ(p[1].rejected_so_far, 0.8);
+    EXPECT_DOUBLE_EQ(p[0].learners_per_window, 2.0);
+    EXPECT_DOUBLE_EQ(p[1].learners_per_window, 3.0);
+    EXPECT_DOUBLE_EQ(p[2].learners_per_window, 3.4);
+}
+
+TEST(Evaluation, ReadsPascalAnnotations) {
+    const auto dir = test::scratch_dir("pascal");
+    std::ofstream(dir / "a.txt") << "# Compatible with PASCAL Annotation Version 1.00\n"
+                                    "Bounding box for object 1 \"PASpersonWalking\" (Xmin, Ymin) - (Xmax, Ymax) : (160, 182) - (302, 431)\n"
+                                    "Original label for object 2 \"PASpersonWalking\" : \"PennFudanPed\"\n"
+                                    "Bounding box for object 2 \"PASpersonWalking\" (Xmin, Ymin) - (Xmax, Ymax) : (420, 171) - (535, 486)\n";
+    const auto boxes = read_pascal_annotation((dir / "a.txt").string());
+    ASSERT_EQ(boxes.size(), 2u);
+    EXPECT_EQ(boxes[0].x, 160);
+    EXPECT_EQ(boxes[0].w, 143);
+    EXPECT_EQ(boxes[1].h, 316);
+    EXPECT_THROW(read_pascal_annotation((dir / "none.txt").string()), std::runtime_error);
+}

@@ -1,0 +1,219 @@
+#include <spdlog/spdlog.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cascadekit/io/dataset.hpp"
+#include "cascadekit/io/model_file.hpp"
+#include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/window_evaluator.hpp"
+#include "cascadekit/trainer/evaluation.hpp"
+#include "cascadekit/trainer/trainer.hpp"
+#include "commands.hpp"
+#include "image_files.hpp"
+#include "output_files.hpp"
+
+namespace cascadekit::tools {
+
+Dataset training_dataset(const TrainConfig& cfg, HeldOutSplit* split_out);  // train_command.cpp
+
+namespace {
+namespace fs = std::filesystem;
+
+struct WindowScores {
+    std::vector<double> positives, negatives;
+    std::uint64_t negative_windows = 0;
+};
+
+nlohmann::json read_json(const std::string& file) {
+    std::ifstream in(file);
+    if (!in) throw std::runtime_error(file + ": cannot read");
+    try {
+        return nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(file + ": not valid JSON: " + e.what());
+    }
+}
+
+// The held-out data of the configuration's split.
+Dataset held_out(const TrainConfig& cfg) {
+    HeldOutSplit split;
+    TrainConfig c = cfg;
+    c.max_positives = c.max_negative_images = 0;
+    if (c.holdout_every == 0) throw std::runtime_error("the configuration holds nothing out (data.holdout_every: 0)");
+    if (c.split_file.empty() || !fs::exists(c.split_file))
+        throw std::runtime_error("held-out split " + c.split_file + " not found: train with this configuration first");
+    training_dataset(c, &split);
+    const Dataset all = c.layout == "inria" ? load_inria(data_root() / c.inria_root) : load_lists(c.positives_list, c.negatives_list);
+    return only(all, split);
+}
+
+WindowScores model_window_scores(const CascadeModel& m, const Dataset& test, const DetectParams& base, DetectStats& stats) {
+    WindowScores ws;
+    const int S = static_cast<int>(m.stages.size());
+    ws.positives.resize(test.positives.size());
+    tbb::parallel_for(std::size_t{0}, test.positives.size(), [&](std::size_t i) {
+        GrayImage g = load_gray(test.positives[i].path);
+        if (test.positives[i].flip)
+            for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
+        LevelFeatures f;
+        f.hog.compute(g);
+        f.gray.compute(g);
+        const WindowOutcome o = evaluate_window(m, f, (g.width - m.window_width) / 2, (g.height - m.window_height) / 2);
+        ws.positives[i] = cascade_window_score(o.rejected_at < 0 ? S : o.rejected_at, o.score, S);
+    });
+    DetectParams p = base;
+    p.keep_rejected = true;
+    tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(m, p, Backend::Cpu); });
+    std::vector<std::vector<double>> per_image(test.negatives.size());
+    std::vector<DetectStats> per_stats(test.negatives.size());
+    tbb::parallel_for(std::size_t{0}, test.negatives.size(), [&](std::size_t i) {
+        const GrayImage g = load_gray(test.negatives[i]);
+        const DetectResult r = det.local()->detect(g.view());
+        for (const Detection& d : r.detections) per_image[i].push_back(cascade_window_score(d.stages_passed, d.score, S));
+        per_stats[i] = r.stats;
+    });
+    stats.rejected_per_stage.assign(m.stages.size(), 0);
+    for (std::size_t i = 0; i < per_image.size(); ++i) {
+        ws.negatives.insert(ws.negatives.end(), per_image[i].begin(), per_image[i].end());
+        stats.windows_scanned += per_stats[i].windows_scanned;
+        stats.weak_evaluated += per_stats[i].weak_evaluated;
+        for (std::size_t s = 0; s < m.stages.size(); ++s) stats.rejected_per_stage[s] += per_stats[i].rejected_per_stage[s];
+    }
+    ws.negative_windows = stats.windows_scanned;
+    return ws;
+}
+
+std::vector<fs::path> pennfudan_images(const fs::path& root) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root / "PNGImages", ec))
+        if (e.path().extension() == ".png") out.push_back(e.path());
+    if (ec || out.empty()) throw std::runtime_error((root / "PNGImages").string() + ": no PennFudan images found");
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<Box> truth_for(const fs::path& root, const fs::path& image) {
+    return read_pascal_annotation((root / "Annotation" / (image.stem().string() + ".txt")).string());
+}
+
+std::string csv(const std::vector<CurvePoint>& curve, const char* fp_name) {
+    std::ostringstream out;
+    out << fp_name << ",miss_rate,threshold\n";
+    out.precision(9);
+    for (const auto& p : curve) out << p.fp << "," << p.miss_rate << "," << p.threshold << "\n";
+    return out.str();
+}
+}  // namespace
+
+int run_eval(const EvalOptions& o) {
+    try {
+        const int sources = !o.model.empty() + !o.window_scores.empty() + !o.detections.empty();
+        if (sources != 1) throw std::runtime_error("give exactly one of --model, --window-scores, --detections");
+        std::optional<CascadeModel> model;
+        if (!o.model.empty()) model = load_model(o.model);
+        DetectParams params;
+        params.stride = o.stride;
+        params.scale_step = o.scale_step;
+        validate(params);
+        const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
+
+        if (!o.write_lists.empty()) {
+            const Dataset test = held_out(load_train_config(o.config));
+            fs::create_directories(o.write_lists);
+            std::string pos, neg, pf;
+            for (const auto& p : test.positives) pos += p.path.string() + "\n";
+            for (const auto& n : test.negatives) neg += n.string() + "\n";
+            for (const auto& p : pennfudan_images(o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan)))
+                pf += p.string() + "\n";
+            write_text_atomically(fs::path(o.write_lists) / "heldout-positives.txt", pos);
+            write_text_atomically(fs::path(o.write_lists) / "heldout-negatives.txt", neg);
+            write_text_atomically(fs::path(o.write_lists) / "pennfudan.txt", pf);
+            spdlog::info("wrote held-out and PennFudan lists to {}", o.write_lists);
+        }
+
+        if (!o.fppw.empty() || !o.rejection.empty()) {
+            WindowScores ws;
+            DetectStats stats;
+            if (model) {
+                const Dataset test = held_out(load_train_config(o.config));
+                spdlog::info("{}: scoring {} held-out positive crops and every window of {} held-out negative images "
+                             "(stride {}, scale step {})", label, test.positives.size(), test.negatives.size(), o.stride, o.scale_step);
+                ws = model_window_scores(*model, test, params, stats);
+            } else if (!o.window_scores.empty()) {
+                const auto j = read_json(o.window_scores);
+                ws.positives = j.at("positives").get<std::vector<double>>();
+                ws.negatives = j.at("negatives").get<std::vector<double>>();
+                ws.negative_windows = j.at("negative_windows").get<std::uint64_t>();
+            } else {
+                throw std::runtime_error("--fppw and --rejection need --model or --window-scores");
+            }
+            if (!o.fppw.empty()) {
+                const auto curve = fppw_curve(ws.positives, ws.negatives, ws.negative_windows);
+                write_text_atomically(o.fppw, csv(curve, "fppw"));
+                std::printf("%s: FPPW over %zu positives and %llu negative windows: miss rate %.4f at 1e-4, %.4f at 1e-3 FPPW\n",
+                            label.c_str(), ws.positives.size(), static_cast<unsigned long long>(ws.negative_windows),
+                            miss_rate_at(curve, 1e-4), miss_rate_at(curve, 1e-3));
+            }
+            if (!o.rejection.empty()) {
+                if (!model) throw std::runtime_error("--rejection needs --model");
+                const auto prof = rejection_profile(*model, stats);
+                std::ostringstream out;
+                out << "stage,learners,rejected_so_far,learners_per_window\n";
+                std::printf("%s: rejection profile over %llu windows\n  stage  learners  rejected so far  learners/window\n",
+                            label.c_str(), static_cast<unsigned long long>(stats.windows_scanned));
+                for (const auto& r : prof) {
+                    out << r.stage << "," << r.learners << "," << r.rejected_so_far << "," << r.learners_per_window << "\n";
+                    std::printf("  %5d  %8zu  %15.4f  %15.3f\n", r.stage, r.learners, r.rejected_so_far, r.learners_per_window);
+                }
+                write_text_atomically(o.rejection, out.str());
+            }
+        }
+
+        if (!o.fppi.empty()) {
+            const fs::path root = o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan);
+            const auto images = pennfudan_images(root);
+            std::vector<ImageTruth> truth(images.size());
+            std::size_t people = 0;
+            for (std::size_t i = 0; i < images.size(); ++i) people += (truth[i].people = truth_for(root, images[i])).size();
+            if (model) {
+                FusionParams fusion;
+                tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(*model, params, Backend::Cpu); });
+                tbb::parallel_for(std::size_t{0}, images.size(), [&](std::size_t i) {
+                    const GrayImage g = load_gray(images[i]);
+                    const auto fused = fuse(det.local()->detect(g.view()).detections, model->window_width, model->window_height, fusion);
+                    for (const Detection& d : fused) truth[i].detections.push_back({person_box(d.x, d.y, d.w, d.h), d.score});
+                });
+            } else if (!o.detections.empty()) {
+                const auto j = read_json(o.detections);
+                std::map<std::string, std::size_t> by_stem;
+                for (std::size_t i = 0; i < images.size(); ++i) by_stem[images[i].stem().string()] = i;
+                for (const auto& im : j.at("images")) {
+                    const auto it = by_stem.find(fs::path(im.at("path").get<std::string>()).stem().string());
+                    if (it == by_stem.end()) continue;
+                    for (const auto& d : im.at("detections"))
+                        truth[it->second].detections.push_back(
+                            {person_box(d.at("x"), d.at("y"), d.at("w"), d.at("h")), d.at("score").get<double>()});
+                }
+            } else {
+                throw std::runtime_error("--fppi needs --model or --detections");
+            }
+            const auto curve = fppi_curve(truth);
+            write_text_atomically(o.fppi, csv(curve, "fppi"));
+            std::printf("%s: PennFudan (%zu images, %zu people): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
+                        label.c_str(), images.size(), people, log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
+                        miss_rate_at(curve, 1.0));
+        }
+        return kExitOk;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return kExitFatal;
+    }
+}
+
+}  // namespace cascadekit::tools

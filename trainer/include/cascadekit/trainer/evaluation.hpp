@@ -1,0 +1,80 @@
+#pragma once
+// Evaluation protocols (ALGORITHMS.md §6): miss rate vs false positives per window (FPPW), miss
+// rate vs false positives per image (FPPI) with the log-average miss rate, and the per-stage
+// rejection profile. Pure computations on scores and boxes; tools/ feeds them.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cascadekit/features/model.hpp"
+#include "cascadekit/runtime/detector.hpp"
+
+namespace cascadekit {
+
+// A single, monotone window score for any cascade: k + σ(s), where k is the index of the deciding
+// stage (the rejecting one, or the last for accepted windows) and s that stage's sum minus its
+// threshold; σ is the logistic function. Raising a threshold t through [S−½, S) tightens the last
+// stage's threshold; lower values relax it and then, in turn, drop the last stages. For a one-stage
+// (e.g. dense SVM) model it is σ(margin).
+double cascade_window_score(int stages_passed, float stage_score, int stages);
+
+struct CurvePoint {
+    double fp = 0;         // FPPW or FPPI
+    double miss_rate = 0;
+    double threshold = 0;  // windows/detections with score >= threshold are accepted
+};
+
+// Miss rate vs FPPW: positives' scores (one per positive window), negatives' scores (only those
+// that can matter need be given), out of negative_windows scanned. One point per distinct negative
+// score, from the strictest threshold down to fppw_floor… 1.
+std::vector<CurvePoint> fppw_curve(std::vector<double> positive_scores, std::vector<double> negative_scores,
+                                   std::uint64_t negative_windows);
+
+// The miss rate where the curve's FP rate is at most `fp` (the step curve's value there; 1 if
+// no threshold is that strict).
+double miss_rate_at(const std::vector<CurvePoint>& curve, double fp);
+
+struct Box {
+    double x = 0, y = 0, w = 0, h = 0;
+};
+double iou(const Box& a, const Box& b);
+
+// The person box a detection window stands for, the same rule for every 64×128 people detector:
+// INRIA's windows hold a person about 96 px tall (¾ of the window) centred, and PennFudan's 423
+// person boxes are on average 0.38 as wide as tall; so the box keeps the window's centre and is
+// 0.75·h tall and 0.285·h wide.
+Box person_box(double x, double y, double w, double h);
+
+struct ScoredBox {
+    Box box;
+    double score = 0;
+};
+struct ImageTruth {
+    std::vector<Box> people;
+    std::vector<ScoredBox> detections;
+};
+
+// Miss rate vs FPPI over images: at each threshold detections are matched greedily by score to
+// unmatched ground truth with IoU >= 0.5; unmatched detections are false positives.
+std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double min_iou = 0.5);
+
+// Mean of log miss rates at 9 FPPI points evenly spaced in log space over [1e-2, 1], as a miss
+// rate (Dollár et al.'s log-average miss rate).
+double log_average_miss_rate(const std::vector<CurvePoint>& fppi);
+
+struct StageRejection {
+    int stage = 0;                 // 1-based
+    std::size_t learners = 0;
+    double rejected_so_far = 0;    // share of all windows rejected by stages 1..stage
+    double learners_per_window = 0;  // mean weak learners evaluated per window by stages 1..stage
+};
+// From detector statistics summed over the evaluation images. HoG stages are evaluated whole by
+// every window reaching them; for WaldBoost stages the split of their evaluations is unknown, so
+// their count is taken from stats.weak_evaluated once at the end.
+std::vector<StageRejection> rejection_profile(const CascadeModel& model, const DetectStats& stats);
+
+// Parses a PennFudan/PASCAL v1.00 annotation file's "Bounding box for object N ... (Xmin, Ymin) -
+// (Xmax, Ymax)" lines into boxes (pixel corners; w = Xmax − Xmin + 1). Throws std::runtime_error.
+std::vector<Box> read_pascal_annotation(const std::string& file);
+
+}  // namespace cascadekit

@@ -1,0 +1,131 @@
+#include "cascadekit/trainer/evaluation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <stdexcept>
+
+namespace cascadekit {
+
+double cascade_window_score(int stages_passed, float stage_score, int stages) {
+    const int k = std::min(stages_passed, stages - 1);
+    return k + 1.0 / (1.0 + std::exp(-static_cast<double>(stage_score)));
+}
+
+std::vector<CurvePoint> fppw_curve(std::vector<double> pos, std::vector<double> neg, std::uint64_t windows) {
+    std::sort(pos.begin(), pos.end());
+    std::sort(neg.begin(), neg.end(), std::greater<>());
+    std::vector<CurvePoint> out;
+    const double P = static_cast<double>(pos.size()), N = static_cast<double>(std::max<std::uint64_t>(windows, 1));
+    for (std::size_t i = 0; i < neg.size(); ++i) {
+        if (i + 1 < neg.size() && neg[i + 1] == neg[i]) continue;  // the last of equal scores
+        const double t = neg[i];
+        const auto missed = static_cast<double>(std::lower_bound(pos.begin(), pos.end(), t) - pos.begin());
+        out.push_back({static_cast<double>(i + 1) / N, missed / P, t});
+    }
+    return out;
+}
+
+double miss_rate_at(const std::vector<CurvePoint>& curve, double fp) {
+    double best = 1.0;
+    for (const CurvePoint& p : curve)
+        if (p.fp <= fp) best = std::min(best, p.miss_rate);
+    return best;
+}
+
+double iou(const Box& a, const Box& b) {
+    const double ix = std::max(0.0, std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x));
+    const double iy = std::max(0.0, std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y));
+    const double inter = ix * iy, uni = a.w * a.h + b.w * b.h - inter;
+    return uni > 0 ? inter / uni : 0.0;
+}
+
+Box person_box(double x, double y, double w, double h) {
+    const double cx = x + w / 2, cy = y + h / 2, ph = 0.75 * h, pw = 0.38 * ph;
+    return {cx - pw / 2, cy - ph / 2, pw, ph};
+}
+
+std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double min_iou) {
+    // Match once at the loosest threshold, greedily by score; a detection's status (true or false
+    // positive) does not change as the threshold rises, because greedy matching by descending
+    // score never lets a lower-scored detection affect a higher one.
+    struct Scored {
+        double score;
+        bool tp;
+    };
+    std::vector<Scored> all;
+    std::size_t people = 0;
+    for (const ImageTruth& im : images) {
+        people += im.people.size();
+        std::vector<std::size_t> order(im.detections.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return im.detections[a].score > im.detections[b].score; });
+        std::vector<bool> taken(im.people.size(), false);
+        for (std::size_t i : order) {
+            double best = min_iou;
+            int match = -1;
+            for (std::size_t g = 0; g < im.people.size(); ++g) {
+                if (taken[g]) continue;
+                const double o = iou(im.detections[i].box, im.people[g]);
+                if (o >= best) best = o, match = static_cast<int>(g);
+            }
+            if (match >= 0) taken[static_cast<std::size_t>(match)] = true;
+            all.push_back({im.detections[i].score, match >= 0});
+        }
+    }
+    std::sort(all.begin(), all.end(), [](const Scored& a, const Scored& b) { return a.score > b.score; });
+    std::vector<CurvePoint> out;
+    std::size_t tp = 0, fp = 0;
+    const double n_images = static_cast<double>(std::max<std::size_t>(images.size(), 1));
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        (all[i].tp ? tp : fp) += 1;
+        if (i + 1 < all.size() && all[i + 1].score == all[i].score) continue;
+        out.push_back({static_cast<double>(fp) / n_images,
+                       people ? 1.0 - static_cast<double>(tp) / static_cast<double>(people) : 0.0, all[i].score});
+    }
+    return out;
+}
+
+double log_average_miss_rate(const std::vector<CurvePoint>& fppi) {
+    double sum = 0;
+    for (int i = 0; i < 9; ++i) {
+        const double ref = std::pow(10.0, -2.0 + 2.0 * i / 8.0);
+        sum += std::log(std::max(miss_rate_at(fppi, ref), 1e-10));
+    }
+    return std::exp(sum / 9.0);
+}
+
+std::vector<StageRejection> rejection_profile(const CascadeModel& model, const DetectStats& stats) {
+    std::vector<StageRejection> out;
+    const double windows = static_cast<double>(std::max<std::uint64_t>(stats.windows_scanned, 1));
+    std::uint64_t reaching = stats.windows_scanned, rejected = 0;
+    double learners = 0;
+    for (std::size_t s = 0; s < model.stages.size(); ++s) {
+        const std::size_t n = stage_size(model.stages[s]);
+        if (std::holds_alternative<HogSvmStage>(model.stages[s])) learners += static_cast<double>(reaching * n);
+        rejected += stats.rejected_per_stage[s];
+        reaching -= stats.rejected_per_stage[s];
+        out.push_back({static_cast<int>(s) + 1, n, static_cast<double>(rejected) / windows, learners / windows});
+    }
+    if (!out.empty()) out.back().learners_per_window = static_cast<double>(stats.weak_evaluated) / windows;
+    return out;
+}
+
+std::vector<Box> read_pascal_annotation(const std::string& file) {
+    std::ifstream in(file);
+    if (!in) throw std::runtime_error(file + ": cannot read annotation");
+    static const std::regex box(R"(Bounding box for object \d+ "[^"]*" \(Xmin, Ymin\) - \(Xmax, Ymax\) : \((\d+), (\d+)\) - \((\d+), (\d+)\))");
+    std::vector<Box> out;
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+        if (std::regex_search(line, m, box)) {
+            const double x0 = std::stod(m[1]), y0 = std::stod(m[2]), x1 = std::stod(m[3]), y1 = std::stod(m[4]);
+            out.push_back({x0, y0, x1 - x0 + 1, y1 - y0 + 1});
+        }
+    return out;
+}
+
+}  // namespace cascadekit
