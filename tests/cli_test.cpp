@@ -223,3 +223,61 @@ TEST(Cli, BenchFeaturesWritesATable) {
     EXPECT_NE(md.find("command: `cascade bench features"), std::string::npos);
     EXPECT_EQ(cascade("bench features --sizes 12 --repeats 1", dir).code, 1);
 }
+
+TEST(Cli, TrainResumeInspectAndEvaluate) {
+    const fs::path dir = scratch_dir("cli_train");
+    std::mt19937 rng(5);
+    {
+        std::ofstream pos(dir / "pos.txt"), neg(dir / "neg.txt");
+        for (int i = 0; i < 60; ++i) {
+            GrayImage g = blobby_image(80, 144, static_cast<unsigned>(rng()));
+            draw_bar(g, 8, 8, 1.0);
+            write_pgm(dir / ("p" + std::to_string(i) + ".pgm"), g);
+            pos << "p" << i << ".pgm\n";
+        }
+        for (int i = 0; i < 10; ++i) {
+            write_pgm(dir / ("n" + std::to_string(i) + ".pgm"), blobby_image(180, 200, static_cast<unsigned>(rng())));
+            neg << "n" << i << ".pgm\n";
+        }
+    }
+    std::ofstream(dir / "cfg.yaml") << "seed: 3\n"
+                                       "data: {layout: lists, positives_list: " << (dir / "pos.txt").string()
+                                    << ", negatives_list: " << (dir / "neg.txt").string() << ", holdout_every: 5, split_file: "
+                                    << (dir / "split.txt").string() << "}\n"
+                                       "boosting: {candidates_per_round: 8, F_target: 0.01, max_stages: 3, max_learners_per_stage: 6}\n"
+                                       "mining: {backend: cpu}\n";
+    const CommandResult first = cascade("train --config " + q(dir / "cfg.yaml") + " --out " + q(dir / "m.h5") + " --stop-after-rounds 1", dir);
+    ASSERT_EQ(first.code, 0) << first.err;
+    EXPECT_NE(first.err.find("stage  1 round   1"), std::string::npos) << first.err;
+    EXPECT_NE(first.err.find("mining for stage 2"), std::string::npos) << first.err;
+    EXPECT_NE(first.err.find("continue with --resume"), std::string::npos) << first.err;
+    EXPECT_TRUE(fs::exists(dir / "split.txt"));
+    const CommandResult resumed = cascade("train --config " + q(dir / "cfg.yaml") + " --out " + q(dir / "m.h5") + " --resume", dir);
+    ASSERT_EQ(resumed.code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("resuming"), std::string::npos) << resumed.err;
+    EXPECT_NE(resumed.err.find("finished"), std::string::npos) << resumed.err;
+    EXPECT_EQ(cascade("inspect " + q(dir / "m.h5"), dir).code, 0);
+
+    const CommandResult ev = cascade("eval --model " + q(dir / "m.h5") + " --config " + q(dir / "cfg.yaml") + " --fppw " +
+                                         q(dir / "fppw.csv") + " --rejection " + q(dir / "rej.csv") + " --label tiny", dir);
+    ASSERT_EQ(ev.code, 0) << ev.err;
+    EXPECT_NE(ev.out.find("tiny: FPPW over 12 positives"), std::string::npos) << ev.out;
+    EXPECT_NE(ev.out.find("rejection profile"), std::string::npos) << ev.out;
+    EXPECT_EQ(slurp(dir / "fppw.csv").rfind("fppw,miss_rate,threshold\n", 0), 0u);
+
+    // Another detector's detections on a PennFudan-like folder.
+    fs::create_directories(dir / "pf" / "PNGImages");
+    fs::create_directories(dir / "pf" / "Annotation");
+    write_pgm(dir / "pf" / "PNGImages" / "img1.png", constant_image(10, 10, 0));  // content unused
+    std::ofstream(dir / "pf" / "Annotation" / "img1.txt")
+        << "Bounding box for object 1 \"PASpersonWalking\" (Xmin, Ymin) - (Xmax, Ymax) : (100, 100) - (137, 195)\n";
+    std::ofstream(dir / "dets.json") << R"({"images": [{"path": "x/img1.png", "detections": [
+        {"x": 86.5, "y": 84, "w": 64, "h": 128, "score": 2.0}, {"x": 400, "y": 0, "w": 64, "h": 128, "score": 1.0}]}]})";
+    const CommandResult pf = cascade("eval --detections " + q(dir / "dets.json") + " --pennfudan " + q(dir / "pf") + " --fppi " +
+                                         q(dir / "fppi.csv") + " --label peer", dir);
+    ASSERT_EQ(pf.code, 0) << pf.err;
+    EXPECT_NE(pf.out.find("peer: PennFudan (1 images, 1 people)"), std::string::npos) << pf.out;
+    EXPECT_NE(pf.out.find("0.0000 at 1 FPPI"), std::string::npos) << pf.out;
+    EXPECT_EQ(cascade("eval --fppw x.csv", dir).code, 1);
+    EXPECT_EQ(cascade("train --config " + q(dir / "cfg.yaml") + " --out " + q(dir / "m2.h5") + " --resume", dir).code, 1);
+}
