@@ -43,6 +43,7 @@ struct EvalOptions {
     std::string label;
     int stride = 8;
     double scale_step = 1.2;
+    double pad = 0.25;  // PennFudan: replicated border on every side, as a share of the image height
 };
 int run_eval(const EvalOptions& options);
 
@@ -50,6 +51,7 @@ struct InspectOptions {
     std::string model;  // empty with pool set
     std::string draw;   // PNG path
     std::string pool;   // block pool name
+    std::vector<int> stages;  // stages to draw (1-based); empty = all
 };
 int run_inspect(const InspectOptions& options);
 

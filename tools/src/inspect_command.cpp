@@ -38,15 +38,18 @@ void print_model(const std::string& path, const CascadeModel& m) {
 }
 
 // One window-sized panel per stage, its blocks (HoG) or 3×3 cell grids (LBP) outlined.
-cv::Mat draw_stages(const CascadeModel& m) {
+cv::Mat draw_stages(const CascadeModel& m, std::vector<int> which) {
     constexpr int kZoom = 3, kPerRow = 6, kMargin = 8, kLabel = 18;
     const int pw = m.window_width * kZoom, ph = m.window_height * kZoom;
-    const int n = static_cast<int>(m.stages.size());
+    if (which.empty())
+        for (int s = 1; s <= static_cast<int>(m.stages.size()); ++s) which.push_back(s);
+    const int n = static_cast<int>(which.size());
     const int cols = std::min(n, kPerRow), rows = (n + kPerRow - 1) / kPerRow;
     cv::Mat canvas(rows * (ph + kLabel + kMargin) + kMargin, cols * (pw + kMargin) + kMargin, CV_8UC3, cv::Scalar(255, 255, 255));
-    for (int s = 0; s < n; ++s) {
-        const int ox = kMargin + (s % kPerRow) * (pw + kMargin);
-        const int oy = kMargin + (s / kPerRow) * (ph + kLabel + kMargin);
+    for (int panel_index = 0; panel_index < n; ++panel_index) {
+        const int ox = kMargin + (panel_index % kPerRow) * (pw + kMargin);
+        const int oy = kMargin + (panel_index / kPerRow) * (ph + kLabel + kMargin);
+        const auto s = static_cast<std::size_t>(which[static_cast<std::size_t>(panel_index)] - 1);
         cv::putText(canvas, "stage " + std::to_string(s + 1) + " (" + std::to_string(stage_size(m.stages[s])) + ")",
                     {ox, oy + 13}, cv::FONT_HERSHEY_SIMPLEX, 0.45, cv::Scalar(0, 0, 0), 1);
         const cv::Rect panel(ox, oy + kLabel, pw, ph);
@@ -89,7 +92,10 @@ int run_inspect(const InspectOptions& o) {
         const CascadeModel m = load_model(o.model);
         print_model(o.model, m);
         if (!o.draw.empty()) {
-            const cv::Mat canvas = draw_stages(m);
+            for (int s : o.stages)
+            if (s < 1 || s > static_cast<int>(m.stages.size()))
+                throw std::runtime_error("--stages: the model has stages 1 to " + std::to_string(m.stages.size()) + ", not " + std::to_string(s));
+        const cv::Mat canvas = draw_stages(m, o.stages);
             write_atomically(o.draw, [&](const std::filesystem::path& tmp) { return cv::imwrite(tmp.string(), canvas); });
             spdlog::info("wrote {}", o.draw);
         }

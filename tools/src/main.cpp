@@ -88,12 +88,15 @@ int main(int argc, char** argv) {
     eval->add_option("--label", ev.label, "Name printed with the results");
     eval->add_option("--stride", ev.stride, "Window stride for negatives and PennFudan")->capture_default_str();
     eval->add_option("--scale-step", ev.scale_step, "Pyramid scale step")->capture_default_str();
+    eval->add_option("--pad", ev.pad, "PennFudan: replicated border added on every side, as a share of the image height "
+                                      "(people fill the frame; the window needs room around them)")->capture_default_str();
 
     // inspect ------------------------------------------------------------------------------
     InspectOptions insp;
     auto* inspect = app.add_subcommand("inspect", "Print a model's stages, or a block pool's size");
     inspect->add_option("FILE", insp.model, "Cascade model file (.h5)");
     inspect->add_option("--draw", insp.draw, "Paint each stage's blocks over a window-sized panel into this PNG");
+    inspect->add_option("--stages", insp.stages, "With --draw: only these stages (1-based), e.g. 1,3,5")->delimiter(',');
     inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({"zhu", "dalal-triggs"}));
 
     // bench --------------------------------------------------------------------------------

@@ -1,0 +1,148 @@
+// The peer detector: OpenCV's HOGDescriptor with its default people detector (Dalal & Triggs'
+// INRIA SVM), run through cascadekit's evaluation by writing our formats.
+//
+//   opencv_hog_peer detect --json OUT.json [--scale-step F] [--stride N] [--pad F] LIST.txt|IMAGE...
+//       detectMultiScale with OpenCV's own grouping; boxes are 64x128 windows in input pixels, as
+//       `cascade detect` writes them, so `cascade eval --detections` applies the same box rule.
+//       --pad F adds F × image height of replicated border first, as `cascade eval --pad` does.
+//   opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT.json [--scale-step F] [--stride N]
+//       the SVM score of every held-out positive window (centred in its crop) and of every window
+//       scanned over the negative images (pyramid by cv::resize, floor(size/scale)), for
+//       `cascade eval --window-scores`.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/objdetect.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+std::vector<std::string> read_list(const std::string& file) {
+    std::ifstream in(file);
+    if (!in) throw std::runtime_error(file + ": cannot read list");
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] != '#') out.push_back(line);
+    return out;
+}
+
+std::vector<std::string> expand(const std::vector<std::string>& args) {
+    std::vector<std::string> out;
+    for (const auto& a : args) {
+        if (a.size() > 4 && a.substr(a.size() - 4) == ".txt") {
+            const auto l = read_list(a);
+            out.insert(out.end(), l.begin(), l.end());
+        } else {
+            out.push_back(a);
+        }
+    }
+    return out;
+}
+
+cv::Mat load(const std::string& path) {
+    cv::Mat m = cv::imread(path, cv::IMREAD_COLOR);
+    if (m.empty()) throw std::runtime_error(path + ": cannot read or decode image");
+    return m;
+}
+
+void write(const std::string& file, const nlohmann::json& j) {
+    const std::string tmp = file + ".tmp";
+    std::ofstream(tmp) << j.dump() << "\n";
+    if (std::rename(tmp.c_str(), file.c_str()) != 0) throw std::runtime_error(file + ": cannot write");
+}
+
+int usage() {
+    std::fprintf(stderr, "usage: opencv_hog_peer detect --json OUT [--scale-step F] [--stride N] INPUT...\n"
+                         "       opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT [--scale-step F] [--stride N]\n");
+    return 1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return usage();
+    const std::string mode = argv[1];
+    std::string json, positives, negatives;
+    double scale_step = 1.2, pad = 0.0;
+    int stride = 8;
+    std::vector<std::string> inputs;
+    for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (a == "--json" || a == "--out") json = value();
+            else if (a == "--positives") positives = value();
+            else if (a == "--negatives") negatives = value();
+            else if (a == "--scale-step") scale_step = std::stod(value());
+            else if (a == "--stride") stride = std::stoi(value());
+            else if (a == "--pad") pad = std::stod(value());
+            else inputs.push_back(a);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "opencv_hog_peer: %s\n", e.what());
+            return 1;
+        }
+    }
+    if (json.empty()) return usage();
+    cv::HOGDescriptor hog;  // 64x128 window, 8x8 cells, 16x16 blocks, L2-Hys: Dalal & Triggs
+    hog.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
+    try {
+        if (mode == "detect") {
+            nlohmann::json out{{"model", "opencv-hog-default-people"}, {"params", {{"stride", stride}, {"scale_step", scale_step}}}};
+            out["images"] = nlohmann::json::array();
+            for (const auto& path : expand(inputs)) {
+                const cv::Mat raw = load(path);
+                const int p = static_cast<int>(std::lround(pad * raw.rows));  // as cascade eval --pad
+                cv::Mat img;
+                cv::copyMakeBorder(raw, img, p, p, p, p, cv::BORDER_REPLICATE);
+                std::vector<cv::Rect> found;
+                std::vector<double> weights;
+                hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(0, 0), scale_step, 2.0, false);
+                nlohmann::json dets = nlohmann::json::array();
+                for (std::size_t k = 0; k < found.size(); ++k)
+                    dets.push_back({{"x", found[k].x - p}, {"y", found[k].y - p}, {"w", found[k].width}, {"h", found[k].height},
+                                    {"score", k < weights.size() ? weights[k] : 0.0}});
+                out["images"].push_back({{"path", path}, {"width", raw.cols}, {"height", raw.rows}, {"detections", dets}});
+            }
+            write(json, out);
+        } else if (mode == "window-scores") {
+            if (positives.empty() || negatives.empty()) return usage();
+            std::vector<double> pos, neg;
+            for (const auto& path : read_list(positives)) {
+                const cv::Mat img = load(path);
+                std::vector<cv::Point> hits;
+                std::vector<double> w;
+                const cv::Point at((img.cols - 64) / 2, (img.rows - 128) / 2);
+                hog.detect(img, hits, w, -1e9, cv::Size(8, 8), cv::Size(0, 0), {at});
+                pos.push_back(w.empty() ? -1e9 : w[0]);
+            }
+            std::uint64_t windows = 0;
+            for (const auto& path : read_list(negatives)) {
+                const cv::Mat img = load(path);
+                for (int k = 0;; ++k) {
+                    const double s = std::pow(scale_step, k);
+                    const int w = static_cast<int>(std::floor(img.cols / s + 1e-9)), h = static_cast<int>(std::floor(img.rows / s + 1e-9));
+                    if (w < 64 || h < 128) break;
+                    cv::Mat level;
+                    cv::resize(img, level, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
+                    std::vector<cv::Point> hits;
+                    std::vector<double> ws;
+                    hog.detect(level, hits, ws, -1e9, cv::Size(stride, stride), cv::Size(0, 0));
+                    windows += static_cast<std::uint64_t>((w - 64) / stride + 1) * static_cast<std::uint64_t>((h - 128) / stride + 1);
+                    neg.insert(neg.end(), ws.begin(), ws.end());
+                }
+            }
+            write(json, {{"detector", "opencv-hog-default-people"}, {"positives", pos}, {"negatives", neg}, {"negative_windows", windows}});
+        } else {
+            return usage();
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "opencv_hog_peer: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
