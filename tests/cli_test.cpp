@@ -128,9 +128,13 @@ TEST(Cli, FusionChoicesAndParameters) {
     EXPECT_EQ(bad_step.code, 1);
     EXPECT_NE(bad_step.err.find("scale step must be > 1"), std::string::npos) << bad_step.err;
     EXPECT_FALSE(fs::exists(s.dir / "x.json"));
-    const CommandResult no_dir = cascade("detect --model " + q(s.model) + " --json " + q(s.dir / "nowhere" / "x.json") + " " + q(s.image), s.dir);
+    // The JSON's folder is created; one that cannot be (its parent is a file) stops the run first.
+    const CommandResult new_dir = cascade("detect --model " + q(s.model) + " --json " + q(s.dir / "new" / "x.json") + " " + q(s.image), s.dir);
+    EXPECT_EQ(new_dir.code, 0) << new_dir.err;
+    EXPECT_TRUE(fs::exists(s.dir / "new" / "x.json"));
+    const CommandResult no_dir = cascade("detect --model " + q(s.model) + " --json " + q(s.image / "x.json") + " " + q(s.image), s.dir);
     EXPECT_EQ(no_dir.code, 1);
-    EXPECT_NE(no_dir.err.find("does not exist"), std::string::npos) << no_dir.err;
+    EXPECT_NE(no_dir.err.find("cannot create folder"), std::string::npos) << no_dir.err;
 }
 
 TEST(Cli, BadModelStopsBeforeAnyOutput) {

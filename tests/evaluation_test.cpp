@@ -39,11 +39,14 @@ TEST(Evaluation, FppiMatchesGreedilyOncePerPerson) {
     b.detections = {{{5, 5, 10, 10}, 0.6}};
     const auto curve = fppi_curve({a, b});
     // Scores in order: .9 TP, .8 FP (duplicate), .7 FP, .6 FP, .5 TP.
-    ASSERT_EQ(curve.size(), 5u);
+    // Miss rates .5 .5 .5 .5 0 at FPPI 0 .5 1 1.5 1.5: only the plateau's ends are kept.
+    ASSERT_EQ(curve.size(), 3u);
     EXPECT_DOUBLE_EQ(curve[0].miss_rate, 0.5);
     EXPECT_DOUBLE_EQ(curve[0].fp, 0.0);
-    EXPECT_DOUBLE_EQ(curve[3].fp, 1.5);
-    EXPECT_DOUBLE_EQ(curve[4].miss_rate, 0.0);
+    EXPECT_DOUBLE_EQ(curve[1].fp, 1.5);
+    EXPECT_DOUBLE_EQ(curve[1].miss_rate, 0.5);
+    EXPECT_DOUBLE_EQ(curve[2].miss_rate, 0.0);
+    EXPECT_DOUBLE_EQ(miss_rate_at(curve, 1.0), 0.5);
     EXPECT_DOUBLE_EQ(iou({0, 0, 10, 10}, {5, 0, 10, 10}), 50.0 / 150.0);
 }
 

@@ -195,8 +195,9 @@ int run_detect(const DetectOptions& o) {
     if (!o.json.empty()) {
         const auto parent = std::filesystem::absolute(o.json).parent_path();
         std::error_code ec;
+        std::filesystem::create_directories(parent, ec);
         if (!std::filesystem::is_directory(parent, ec)) {
-            spdlog::error("{}: cannot write JSON there: folder {} does not exist", o.json, parent.string());
+            spdlog::error("{}: cannot write JSON there: cannot create folder {}", o.json, parent.string());
             return kExitFatal;
         }
     }

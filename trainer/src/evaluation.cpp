@@ -8,6 +8,18 @@
 
 namespace cascadekit {
 
+namespace {
+// Keeps the first and the last point of every run of equal miss rate: the step curve, and
+// miss_rate_at() on it, are unchanged, and a million-window curve shrinks to a few thousand points.
+std::vector<CurvePoint> plateau_ends(const std::vector<CurvePoint>& c) {
+    std::vector<CurvePoint> out;
+    for (std::size_t i = 0; i < c.size(); ++i)
+        if (i == 0 || i + 1 == c.size() || c[i].miss_rate != c[i - 1].miss_rate || c[i].miss_rate != c[i + 1].miss_rate)
+            out.push_back(c[i]);
+    return out;
+}
+}  // namespace
+
 double cascade_window_score(int stages_passed, float stage_score, int stages) {
     const int k = std::min(stages_passed, stages - 1);
     return k + 1.0 / (1.0 + std::exp(-static_cast<double>(stage_score)));
@@ -24,7 +36,7 @@ std::vector<CurvePoint> fppw_curve(std::vector<double> pos, std::vector<double> 
         const auto missed = static_cast<double>(std::lower_bound(pos.begin(), pos.end(), t) - pos.begin());
         out.push_back({static_cast<double>(i + 1) / N, missed / P, t});
     }
-    return out;
+    return plateau_ends(out);
 }
 
 double miss_rate_at(const std::vector<CurvePoint>& curve, double fp) {
@@ -85,7 +97,7 @@ std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double
         out.push_back({static_cast<double>(fp) / n_images,
                        people ? 1.0 - static_cast<double>(tp) / static_cast<double>(people) : 0.0, all[i].score});
     }
-    return out;
+    return plateau_ends(out);
 }
 
 double log_average_miss_rate(const std::vector<CurvePoint>& fppi) {

@@ -25,8 +25,8 @@ struct CurvePoint {
 };
 
 // Miss rate vs FPPW: positives' scores (one per positive window), negatives' scores (only those
-// that can matter need be given), out of negative_windows scanned. One point per distinct negative
-// score, from the strictest threshold down to fppw_floor… 1.
+// that can matter need be given), out of negative_windows scanned. Points at distinct negative
+// scores, strictest first; of runs of equal miss rate only the first and last are kept.
 std::vector<CurvePoint> fppw_curve(std::vector<double> positive_scores, std::vector<double> negative_scores,
                                    std::uint64_t negative_windows);
 
