@@ -14,12 +14,12 @@
 #include "cascadekit/trainer/evaluation.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "commands.hpp"
+#include "configured_data.hpp"
 #include "image_files.hpp"
 #include "output_files.hpp"
 
 namespace cascadekit::tools {
 
-Dataset training_dataset(const TrainConfig& cfg, HeldOutSplit* split_out);  // train_command.cpp
 
 namespace {
 namespace fs = std::filesystem;
@@ -41,15 +41,11 @@ nlohmann::json read_json(const std::string& file) {
 
 // The held-out data of the configuration's split.
 Dataset held_out(const TrainConfig& cfg) {
-    HeldOutSplit split;
-    TrainConfig c = cfg;
-    c.max_positives = c.max_negative_images = 0;
-    if (c.holdout_every == 0) throw std::runtime_error("the configuration holds nothing out (data.holdout_every: 0)");
-    if (c.split_file.empty() || !fs::exists(c.split_file))
-        throw std::runtime_error("held-out split " + c.split_file + " not found: train with this configuration first");
-    training_dataset(c, &split);
-    const Dataset all = c.layout == "inria" ? load_inria(data_root() / c.inria_root) : load_lists(c.positives_list, c.negatives_list);
-    return only(all, split);
+    if (cfg.holdout_every == 0) throw std::runtime_error("the configuration holds nothing out (data.holdout_every: 0)");
+    if (cfg.split_file.empty() || !fs::exists(cfg.split_file))
+        throw std::runtime_error("held-out split " + cfg.split_file + " not found: train with this configuration first");
+    const Dataset all = configured_dataset(cfg);
+    return only(all, held_out_split(cfg, all));
 }
 
 WindowScores model_window_scores(const CascadeModel& m, const Dataset& test, const DetectParams& base, DetectStats& stats) {

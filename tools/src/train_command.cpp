@@ -5,6 +5,7 @@
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "commands.hpp"
+#include "configured_data.hpp"
 #include "image_files.hpp"
 
 namespace cascadekit::tools {
@@ -46,29 +47,31 @@ std::filesystem::path under_data(const std::string& p) {
 }
 }  // namespace
 
-// Loads the configured dataset and applies (creating if needed) the held-out split.
-Dataset training_dataset(const TrainConfig& cfg, HeldOutSplit* split_out) {
+Dataset configured_dataset(const TrainConfig& cfg) {
     Dataset all = cfg.layout == "inria" ? load_inria(under_data(cfg.inria_root))
                                         : load_lists(cfg.positives_list, cfg.negatives_list);
     if (cfg.flip_positives) add_flipped_positives(all);
-    Dataset train = all;
-    if (cfg.holdout_every > 0) {
-        HeldOutSplit split;
-        if (!cfg.split_file.empty() && std::filesystem::exists(cfg.split_file)) {
-            split = read_split(cfg.split_file);
-            spdlog::info("held-out split from {}", cfg.split_file);
-        } else {
-            split = make_every_kth_split(all, cfg.holdout_every);
-            if (!cfg.split_file.empty()) {
-                if (auto parent = std::filesystem::path(cfg.split_file).parent_path(); !parent.empty())
-                    std::filesystem::create_directories(parent);
-                write_split(split, cfg.split_file);
-                spdlog::info("wrote held-out split to {}", cfg.split_file);
-            }
-        }
-        train = without(all, split);
-        if (split_out) *split_out = split;
+    return all;
+}
+
+HeldOutSplit held_out_split(const TrainConfig& cfg, const Dataset& all) {
+    if (!cfg.split_file.empty() && std::filesystem::exists(cfg.split_file)) {
+        spdlog::info("held-out split from {}", cfg.split_file);
+        return read_split(cfg.split_file);
     }
+    HeldOutSplit split = make_every_kth_split(all, cfg.holdout_every);
+    if (!cfg.split_file.empty()) {
+        if (auto parent = std::filesystem::path(cfg.split_file).parent_path(); !parent.empty())
+            std::filesystem::create_directories(parent);
+        write_split(split, cfg.split_file);
+        spdlog::info("wrote held-out split to {}", cfg.split_file);
+    }
+    return split;
+}
+
+Dataset training_dataset(const TrainConfig& cfg) {
+    const Dataset all = configured_dataset(cfg);
+    Dataset train = cfg.holdout_every > 0 ? without(all, held_out_split(cfg, all)) : all;
     if (cfg.max_positives > 0 && train.positives.size() > static_cast<std::size_t>(cfg.max_positives))
         train.positives.resize(static_cast<std::size_t>(cfg.max_positives));
     if (cfg.max_negative_images > 0 && train.negatives.size() > static_cast<std::size_t>(cfg.max_negative_images))
@@ -79,7 +82,7 @@ Dataset training_dataset(const TrainConfig& cfg, HeldOutSplit* split_out) {
 int run_train(const TrainCommandOptions& o) {
     try {
         const TrainConfig cfg = load_train_config(o.config);
-        const Dataset data = training_dataset(cfg, nullptr);
+        const Dataset data = training_dataset(cfg);
         spdlog::info("training {} from {}: {} positives, {} negative images (seed {})", cfg.kind, o.config,
                      data.positives.size(), data.negatives.size(), cfg.seed);
         TrainOptions opt;
