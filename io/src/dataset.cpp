@@ -29,7 +29,9 @@ std::vector<fs::path> images_in(const fs::path& dir) {
     return out;
 }
 
-std::vector<fs::path> read_list(const fs::path& list) {
+}  // namespace
+
+std::vector<fs::path> read_path_list(const fs::path& list) {
     std::ifstream in(list);
     if (!in) throw DatasetError(list.string() + ": cannot read list file");
     std::vector<fs::path> out;
@@ -42,10 +44,9 @@ std::vector<fs::path> read_list(const fs::path& list) {
         if (p.is_relative()) p = list.parent_path() / p;
         out.push_back(p);
     }
-    if (out.empty()) throw DatasetError(list.string() + ": list file names no images");
+    if (out.empty()) throw DatasetError(list.string() + ": list file names no inputs");
     return out;
 }
-}  // namespace
 
 Dataset load_inria(const fs::path& root) {
     Dataset d;
@@ -62,8 +63,8 @@ Dataset load_inria(const fs::path& root) {
 
 Dataset load_lists(const fs::path& positives_list, const fs::path& negatives_list) {
     Dataset d;
-    for (const fs::path& p : read_list(positives_list)) d.positives.push_back({p, p.stem().string(), false});
-    d.negatives = read_list(negatives_list);
+    for (const fs::path& p : read_path_list(positives_list)) d.positives.push_back({p, p.stem().string(), false});
+    d.negatives = read_path_list(negatives_list);
     d.description = "lists " + positives_list.string() + " (" + std::to_string(d.positives.size()) + " crops), " +
                     negatives_list.string() + " (" + std::to_string(d.negatives.size()) + " images)";
     return d;

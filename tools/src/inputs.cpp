@@ -1,9 +1,10 @@
 #include "inputs.hpp"
 
+#include "cascadekit/io/dataset.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <fstream>
 
 namespace cascadekit::tools {
 
@@ -44,22 +45,12 @@ void add_folder(const std::filesystem::path& dir, std::vector<InputItem>& out, s
 }
 
 void add_list(const std::filesystem::path& list, std::vector<InputItem>& out, std::vector<InputProblem>& problems) {
-    std::ifstream in(list);
-    if (!in) {
-        problems.push_back({list.string(), "cannot read list file"});
-        return;
+    try {
+        for (const auto& p : read_path_list(list)) add_path(p, out, problems, true);
+    } catch (const DatasetError& e) {
+        const std::string what = e.what();
+        problems.push_back({list.string(), what.substr(list.string().size() + 2)});  // drop "LIST: "
     }
-    std::string line;
-    std::size_t before = out.size() + problems.size();
-    while (std::getline(in, line)) {
-        const auto b = line.find_first_not_of(" \t\r");
-        if (b == std::string::npos || line[b] == '#') continue;
-        const auto e = line.find_last_not_of(" \t\r");
-        std::filesystem::path p = line.substr(b, e - b + 1);
-        if (p.is_relative()) p = list.parent_path() / p;
-        add_path(p, out, problems, true);
-    }
-    if (out.size() + problems.size() == before) problems.push_back({list.string(), "list file names no inputs"});
 }
 
 void add_path(const std::filesystem::path& p, std::vector<InputItem>& out, std::vector<InputProblem>& problems,

@@ -15,7 +15,6 @@ struct WindowRef {
     std::uint32_t image = 0;
     double scale = 1.0;
     std::int32_t x = 0, y = 0;
-    friend bool operator==(const WindowRef&, const WindowRef&) = default;
 };
 
 // Receives one window of a computed integral histogram: (slot, histogram, x, y).

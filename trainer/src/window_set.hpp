@@ -29,7 +29,6 @@ public:
     void descriptor(std::size_t i, const Rect& block, const HogParams& p, BlockDescriptor& out) const {
         block_descriptor(data_.data() + i * patch_size_, row_stride_, block, p, out);
     }
-    std::size_t bytes() const { return data_.size() * sizeof(std::uint32_t); }
 
 private:
     int ww_, wh_;

@@ -38,6 +38,11 @@ Dataset load_inria(const std::filesystem::path& root);
 // is its own source. Throws DatasetError naming the file.
 Dataset load_lists(const std::filesystem::path& positives_list, const std::filesystem::path& negatives_list);
 
+// The paths a list file names: one a line, blank lines and '#' comments skipped, surrounding
+// spaces trimmed, relative paths taken from the list's folder. Throws DatasetError naming the
+// file when it cannot be read or names nothing.
+std::vector<std::filesystem::path> read_path_list(const std::filesystem::path& list);
+
 // Adds a mirrored copy of every positive (same source).
 void add_flipped_positives(Dataset& data);
 
