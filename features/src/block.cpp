@@ -1,6 +1,6 @@
 #include "cascadekit/features/block.hpp"
 
-#include <cmath>
+#include "cascadekit/features/block_math.hpp"
 
 namespace cascadekit {
 
@@ -22,35 +22,8 @@ bool parse_block_norm(std::string_view text, BlockNorm& out) {
     return false;
 }
 
-namespace {
-void scale_l2(BlockDescriptor& v, float epsilon) {
-    float sq = 0.0f;
-    for (float x : v) sq += x * x;
-    const float inv = 1.0f / (std::sqrt(sq) + epsilon);
-    for (float& x : v) x *= inv;
-}
-}  // namespace
-
 void normalise_block(BlockDescriptor& v, const HogParams& params) {
-    switch (params.norm) {
-        case BlockNorm::L2:
-            scale_l2(v, params.epsilon);
-            break;
-        case BlockNorm::L2Hys:
-            scale_l2(v, params.epsilon);
-            for (float& x : v) x = x > params.hys_clip ? params.hys_clip : x;
-            // The clipped vector is already of unit scale, so ε (in gray levels) would dominate
-            // here; renormalise with a small fixed ε as OpenCV's HOGDescriptor does.
-            scale_l2(v, kHysRenormEpsilon);
-            break;
-        case BlockNorm::L1Sqrt: {
-            float l1 = 0.0f;
-            for (float x : v) l1 += x;  // components are sums of magnitudes, never negative
-            const float inv = 1.0f / (l1 + params.epsilon);
-            for (float& x : v) x = std::sqrt(x * inv);
-            break;
-        }
-    }
+    block_math::normalise(v.data(), params.norm, params.epsilon, params.hys_clip);
 }
 
 void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,

@@ -1,4 +1,4 @@
-#include "gradient_table.hpp"
+#include "cascadekit/features/gradient_table.hpp"
 
 #include <vector>
 

@@ -24,7 +24,6 @@ void to_gray(const ImageView& image, GrayImage& out) {
     out.height = image.height;
     out.pixels.resize(static_cast<std::size_t>(image.width) * image.height);
     // BT.601 luma in 14-bit fixed point: 0.299, 0.587, 0.114 times 2^14, summing to 2^14.
-    constexpr std::uint32_t kR = 4899, kG = 9617, kB = 1868, kHalf = 1u << 13;
     const bool bgr = image.order == ChannelOrder::BGR;
     for (int y = 0; y < image.height; ++y) {
         const std::uint8_t* row = image.data + y * image.stride;
@@ -36,7 +35,7 @@ void to_gray(const ImageView& image, GrayImage& out) {
         for (int x = 0; x < image.width; ++x) {
             const std::uint8_t* p = row + x * image.channels;
             const std::uint32_t r = bgr ? p[2] : p[0], b = bgr ? p[0] : p[2];
-            dst[x] = static_cast<std::uint8_t>((kR * r + kG * p[1] + kB * b + kHalf) >> 14);
+            dst[x] = static_cast<std::uint8_t>((kLumaR * r + kLumaG * p[1] + kLumaB * b + kLumaHalf) >> kLumaShift);
         }
     }
 }

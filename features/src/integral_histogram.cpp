@@ -5,7 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "gradient_table.hpp"
+#include "cascadekit/features/gradient_table.hpp"
 
 namespace cascadekit {
 

@@ -30,15 +30,12 @@ std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int wi
 }
 
 namespace {
-constexpr int kBits = 11;
+constexpr int kBits = kResampleBits;
 constexpr int kOne = 1 << kBits;
+}  // namespace
 
-// Source index pairs and 11-bit weights of one axis.
-struct AxisTable {
-    std::vector<int> i0, i1, wt;
-};
-AxisTable axis_table(int dst, int src, double scale) {
-    AxisTable t;
+ResampleAxis resample_axis(int dst, int src, double scale) {
+    ResampleAxis t;
     t.i0.resize(dst);
     t.i1.resize(dst);
     t.wt.resize(dst);
@@ -55,15 +52,14 @@ AxisTable axis_table(int dst, int src, double scale) {
     }
     return t;
 }
-}  // namespace
 
 void resample_bilinear(const GrayImage& src, double scale, int dst_width, int dst_height, GrayImage& dst) {
     if (src.width <= 0 || src.height <= 0) throw std::invalid_argument("cannot resample an empty image");
     dst.width = dst_width;
     dst.height = dst_height;
     dst.pixels.resize(static_cast<std::size_t>(dst_width) * dst_height);
-    const AxisTable tx = axis_table(dst_width, src.width, scale);
-    const AxisTable ty = axis_table(dst_height, src.height, scale);
+    const ResampleAxis tx = resample_axis(dst_width, src.width, scale);
+    const ResampleAxis ty = resample_axis(dst_height, src.height, scale);
     for (int v = 0; v < dst_height; ++v) {
         const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(ty.i0[v]) * src.width;
         const std::uint8_t* r1 = src.pixels.data() + static_cast<std::size_t>(ty.i1[v]) * src.width;

@@ -11,7 +11,7 @@ float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const Integr
     for (const HogLearner& l : stage.learners) {
         block_descriptor(ih, x, y, l.block, hog, v);
         const float m = learner_margin(l, v);
-        sum += stage.vote == VoteMode::Binary ? (m >= 0.0f ? l.alpha : 0.0f) : l.alpha * m;
+        sum += block_math::vote(stage.vote == VoteMode::Binary, l.alpha, m);
     }
     return sum;
 }

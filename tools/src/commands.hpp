@@ -44,6 +44,7 @@ struct EvalOptions {
     int stride = 8;
     double scale_step = 1.2;
     double pad = 0.25;  // PennFudan: replicated border on every side, as a share of the image height
+    FusionParams fusion;  // PennFudan with --model: how windows are fused (detect's defaults)
 };
 int run_eval(const EvalOptions& options);
 

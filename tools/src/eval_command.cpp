@@ -190,7 +190,7 @@ int run_eval(const EvalOptions& o) {
             std::size_t people = 0;
             for (std::size_t i = 0; i < images.size(); ++i) people += (truth[i].people = truth_for(root, images[i])).size();
             if (model) {
-                FusionParams fusion;
+                const FusionParams& fusion = o.fusion;
                 tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(*model, params, Backend::Cpu); });
                 tbb::parallel_for(std::size_t{0}, images.size(), [&](std::size_t i) {
                     const GrayImage g = load_gray(images[i]);

@@ -21,6 +21,16 @@ std::string joined_command_line(int argc, char** argv) {
 
 // CLI11 check: a choice from a fixed list.
 CLI::IsMember choices(std::vector<std::string> v) { return CLI::IsMember(std::move(v)); }
+
+// Fusion options shared by detect and eval, so both fuse windows the same way by default.
+void add_fusion_options(CLI::App* app, std::string& fuse, cascadekit::FusionParams& fusion) {
+    app->add_option("--fuse", fuse, "Fusion of overlapping windows")->check(choices({"meanshift", "nms", "none"}))->capture_default_str();
+    app->add_option("--nms-iou", fusion.nms_iou, "IoU above which NMS drops the weaker box")->capture_default_str();
+    app->add_option("--sigma-x", fusion.sigma_x, "Mean-shift bandwidth in x at scale 1 (pixels)")->capture_default_str();
+    app->add_option("--sigma-y", fusion.sigma_y, "Mean-shift bandwidth in y at scale 1 (pixels)")->capture_default_str();
+    app->add_option("--sigma-s", fusion.sigma_s, "Mean-shift bandwidth in ln(scale)")->capture_default_str();
+    app->add_flag("--score-weights", fusion.score_weights, "Weight mean-shift points by score instead of 1");
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,12 +61,7 @@ int main(int argc, char** argv) {
                        "Smallest window scale; below 1 upscales the input for small objects")->capture_default_str();
     detect->add_option("--max-scale", det.params.max_scale, "Largest window scale (0 = no limit)")->capture_default_str();
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
-    detect->add_option("--fuse", fuse, "Fusion of overlapping windows")->check(choices({"meanshift", "nms", "none"}))->capture_default_str();
-    detect->add_option("--nms-iou", det.fusion.nms_iou, "IoU above which NMS drops the weaker box")->capture_default_str();
-    detect->add_option("--sigma-x", det.fusion.sigma_x, "Mean-shift bandwidth in x at scale 1 (pixels)")->capture_default_str();
-    detect->add_option("--sigma-y", det.fusion.sigma_y, "Mean-shift bandwidth in y at scale 1 (pixels)")->capture_default_str();
-    detect->add_option("--sigma-s", det.fusion.sigma_s, "Mean-shift bandwidth in ln(scale)")->capture_default_str();
-    detect->add_flag("--score-weights", det.fusion.score_weights, "Weight mean-shift points by score instead of 1");
+    add_fusion_options(detect, fuse, det.fusion);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
     detect->add_option("--json", det.json, "Write detections as JSON to this file");
     detect->add_option("--draw", det.draw_dir, "Write annotated images into this folder");
@@ -88,6 +93,8 @@ int main(int argc, char** argv) {
     eval->add_option("--label", ev.label, "Name printed with the results");
     eval->add_option("--stride", ev.stride, "Window stride for negatives and PennFudan")->capture_default_str();
     eval->add_option("--scale-step", ev.scale_step, "Pyramid scale step")->capture_default_str();
+    std::string eval_fuse = "meanshift";
+    add_fusion_options(eval, eval_fuse, ev.fusion);
     eval->add_option("--pad", ev.pad, "PennFudan: replicated border added on every side, as a share of the image height "
                                       "(people fill the frame; the window needs room around them)")->capture_default_str();
 
@@ -127,7 +134,10 @@ int main(int argc, char** argv) {
     }
     if (inspect->parsed()) return run_inspect(insp);
     if (train->parsed()) return run_train(tr);
-    if (eval->parsed()) return run_eval(ev);
+    if (eval->parsed()) {
+        parse_fusion(eval_fuse, ev.fusion.method);
+        return run_eval(ev);
+    }
     if (bench_features->parsed()) {
         bf.opencv_peer = !no_peer;
         bf.command_line = joined_command_line(argc, argv);

@@ -50,6 +50,9 @@ void validate(const ImageView& image);
 // (0.299 R + 0.587 G + 0.114 B, rounded), so that every backend produces the same bytes.
 // A 1-channel view is copied. Ensures: result has the view's width and height.
 GrayImage to_gray(const ImageView& image);
+// The fixed-point weights (they sum to 2^14) and the rounding term, shared with the CUDA backend.
+inline constexpr std::uint32_t kLumaR = 4899, kLumaG = 9617, kLumaB = 1868, kLumaHalf = 1u << 13;
+inline constexpr int kLumaShift = 14;
 void to_gray(const ImageView& image, GrayImage& out);  // reuses out's storage
 
 }  // namespace cascadekit

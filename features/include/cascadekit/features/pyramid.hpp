@@ -27,6 +27,14 @@ std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int wi
 // with 11-bit fixed-point weights and rounding (every backend produces the same bytes).
 // Like Bilgiç's texture fetch, each level is resampled straight from the input: shrinking by more
 // than 2 aliases, as plain bilinear does.
+// One axis of that resampling: destination index u reads source indices i0[u] and i1[u] with
+// weight wt[u] / 2^kResampleBits on i1 (the CUDA backend uploads these tables).
+inline constexpr int kResampleBits = 11;
+struct ResampleAxis {
+    std::vector<int> i0, i1, wt;
+};
+ResampleAxis resample_axis(int dst, int src, double scale);
+
 void resample_bilinear(const GrayImage& src, double scale, int dst_width, int dst_height,
                        GrayImage& dst);
 

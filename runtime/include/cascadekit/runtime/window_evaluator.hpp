@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cascadekit/features/block.hpp"
+#include "cascadekit/features/block_math.hpp"
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/features/integral_image.hpp"
 #include "cascadekit/features/model.hpp"
@@ -25,9 +26,7 @@ struct WindowOutcome {
 // A learner's SVM margin m = weights·v − bias, in float, in dimension order: the one definition
 // shared by detection and training so that both see bit-identical margins.
 inline float learner_margin(const HogLearner& l, const BlockDescriptor& v) {
-    float m = 0.0f;
-    for (int k = 0; k < kBlockDims; ++k) m += l.weights[k] * v[k];
-    return m - l.bias;
+    return block_math::margin(l.weights.data(), l.bias, v.data());
 }
 
 // Sum of a hog_svm stage on the window at (x, y): Σ α·[m ≥ 0] (binary) or Σ α·m (margin) with

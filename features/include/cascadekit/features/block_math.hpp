@@ -1,0 +1,67 @@
+#pragma once
+// The floating-point arithmetic of a block descriptor's normalisation and of a learner's margin,
+// written once for the CPU and the CUDA backend. nvcc compiles it with --fmad=false, and x86-64
+// code without -mfma has no fused multiply-add either, so both backends round every operation
+// the same way and give bit-identical descriptors, margins and stage sums.
+#include <cmath>
+
+#include "cascadekit/features/block.hpp"
+
+#if defined(__CUDACC__)
+#define CASCADEKIT_HD __host__ __device__ __forceinline__
+#else
+#define CASCADEKIT_HD inline
+#endif
+
+namespace cascadekit::block_math {
+
+CASCADEKIT_HD float sqrt_rn(float x) {
+#if defined(__CUDA_ARCH__)
+    return __fsqrt_rn(x);  // correctly rounded, as std::sqrt is
+#else
+    return std::sqrt(x);
+#endif
+}
+
+// v ← v / (‖v‖₂ + ε), sums in dimension order.
+CASCADEKIT_HD void scale_l2(float* v, float epsilon) {
+    float sq = 0.0f;
+    for (int k = 0; k < kBlockDims; ++k) sq += v[k] * v[k];
+    const float inv = 1.0f / (sqrt_rn(sq) + epsilon);
+    for (int k = 0; k < kBlockDims; ++k) v[k] *= inv;
+}
+
+// Normalises raw cell-histogram sums (gray levels) in place (see BlockNorm).
+CASCADEKIT_HD void normalise(float* v, BlockNorm norm, float epsilon, float hys_clip) {
+    switch (norm) {
+        case BlockNorm::L2:
+            scale_l2(v, epsilon);
+            break;
+        case BlockNorm::L2Hys:
+            scale_l2(v, epsilon);
+            for (int k = 0; k < kBlockDims; ++k) v[k] = v[k] > hys_clip ? hys_clip : v[k];
+            // The clipped vector is already of unit scale, so ε (in gray levels) would dominate
+            // here; renormalise with a small fixed ε as OpenCV's HOGDescriptor does.
+            scale_l2(v, kHysRenormEpsilon);
+            break;
+        case BlockNorm::L1Sqrt: {
+            float l1 = 0.0f;
+            for (int k = 0; k < kBlockDims; ++k) l1 += v[k];  // sums of magnitudes, never negative
+            const float inv = 1.0f / (l1 + epsilon);
+            for (int k = 0; k < kBlockDims; ++k) v[k] = sqrt_rn(v[k] * inv);
+            break;
+        }
+    }
+}
+
+// m = weights·v − bias, in dimension order.
+CASCADEKIT_HD float margin(const float* weights, float bias, const float* v) {
+    float m = 0.0f;
+    for (int k = 0; k < kBlockDims; ++k) m += weights[k] * v[k];
+    return m - bias;
+}
+
+// A learner's contribution to its stage's sum: α·[m ≥ 0] (binary vote) or α·m (margin vote).
+CASCADEKIT_HD float vote(bool binary, float alpha, float m) { return binary ? (m >= 0.0f ? alpha : 0.0f) : alpha * m; }
+
+}  // namespace cascadekit::block_math
