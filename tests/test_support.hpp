@@ -139,15 +139,23 @@ inline void write_pgm(const std::filesystem::path& path, const GrayImage& img) {
     out.write(reinterpret_cast<const char*>(img.pixels.data()), static_cast<std::streamsize>(img.pixels.size()));
 }
 
+// The source tree: $CASCADEKIT_SOURCE_DIR (tests run from a copied tree, as on the GPU machine),
+// else where the tests were built from.
+inline std::filesystem::path source_dir() {
+    if (const char* d = std::getenv("CASCADEKIT_SOURCE_DIR"); d && *d) return d;
+    return CASCADEKIT_SOURCE_DIR;
+}
+
 // $CASCADEKIT_DATA, else ../shared/data relative to the source tree.
 inline std::filesystem::path data_dir() {
     if (const char* d = std::getenv("CASCADEKIT_DATA"); d && *d) return d;
-    return std::filesystem::path(CASCADEKIT_SOURCE_DIR) / ".." / "shared" / "data";
+    return source_dir() / ".." / "shared" / "data";
 }
 
-// A fresh, empty scratch folder under the build tree.
+// A fresh, empty scratch folder under the build tree ($CASCADEKIT_SCRATCH when set).
 inline std::filesystem::path scratch_dir(const std::string& name) {
-    const auto dir = std::filesystem::path(CASCADEKIT_BINARY_DIR) / "test-scratch" / name;
+    const char* root = std::getenv("CASCADEKIT_SCRATCH");
+    const auto dir = (root && *root ? std::filesystem::path(root) : std::filesystem::path(CASCADEKIT_BINARY_DIR) / "test-scratch") / name;
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;

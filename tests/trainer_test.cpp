@@ -12,98 +12,13 @@
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "test_support.hpp"
+#include "trainer_support.hpp"
 
 using namespace cascadekit;
 using namespace cascadekit::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-GrayImage read_pgm(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::string magic;
-    int w = 0, h = 0, maxv = 0;
-    in >> magic >> w >> h >> maxv;
-    in.get();
-    if (magic != "P5" || w <= 0 || h <= 0) throw std::runtime_error(p.string() + ": not a PGM file");
-    GrayImage g(w, h);
-    in.read(reinterpret_cast<char*>(g.pixels.data()), static_cast<std::streamsize>(g.pixels.size()));
-    if (!in) throw std::runtime_error(p.string() + ": truncated PGM");
-    return g;
-}
-
-// 80×144 crops (8-px margin) of a bright bar on textured background, with jitter in width,
-// brightness and position; negatives: textured images with bars of the wrong orientation.
-struct SyntheticData {
-    fs::path dir;
-    Dataset train, test;
-};
-
-GrayImage positive_crop(std::mt19937& rng) {
-    GrayImage g = blobby_image(80, 144, static_cast<unsigned>(rng()));
-    std::uniform_real_distribution<double> jitter(-2, 2), scale(0.9, 1.1);
-    std::uniform_int_distribution<int> value(170, 255);
-    draw_bar(g, 8 + jitter(rng), 8 + jitter(rng), scale(rng), static_cast<std::uint8_t>(value(rng)));
-    return g;
-}
-
-GrayImage negative_image(std::mt19937& rng) {
-    GrayImage g = blobby_image(200, 220, static_cast<unsigned>(rng()));
-    std::uniform_int_distribution<int> y(0, 200), x(0, 190), w(2, 24), len(10, 70), horizontal(0, 1);
-    for (int k = 0; k < 10; ++k) {  // bars of the wrong orientation, width or length
-        const int y0 = y(rng), x0 = x(rng), bw = w(rng), bl = len(rng);
-        const bool h = horizontal(rng) != 0;
-        for (int yy = y0; yy < std::min(220, y0 + (h ? bw : bl)); ++yy)
-            for (int xx = x0; xx < std::min(200, x0 + (h ? bl : bw)); ++xx) g.at(xx, yy) = 240;
-    }
-    return g;
-}
-
-SyntheticData make_data(const std::string& name) {
-    SyntheticData d;
-    d.dir = scratch_dir(name);
-    std::mt19937 rng(99);
-    std::ofstream pos(d.dir / "pos.txt"), neg(d.dir / "neg.txt");
-    for (int i = 0; i < 160; ++i) {
-        const fs::path p = d.dir / ("pos" + std::to_string(i) + ".pgm");
-        write_pgm(p, positive_crop(rng));
-        PositiveCrop c{p, p.stem().string(), false};
-        (i % 4 == 3 ? d.test : d.train).positives.push_back(c);
-    }
-    for (int i = 0; i < 40; ++i) {
-        const fs::path p = d.dir / ("neg" + std::to_string(i) + ".pgm");
-        write_pgm(p, negative_image(rng));
-        (i % 4 == 3 ? d.test : d.train).negatives.push_back(p);
-    }
-    d.train.description = "synthetic bars";
-    return d;
-}
-
-TrainConfig tiny_config() {
-    TrainConfig c = parse_train_config(R"(
-seed: 5
-data: {layout: lists, positives_list: unused, negatives_list: unused, holdout_every: 0}
-boosting: {candidates_per_round: 12, d_min: 0.98, f_max: 0.5, F_target: 0.0001, max_stages: 5, max_learners_per_stage: 12}
-svm: {C: 0.1, weighting: resample}
-mining: {stride: 8, scale_step: 1.25, backend: cpu}
-)", "tiny");
-    return c;
-}
-
-class Quiet : public TrainObserver {
-public:
-    int rounds = 0, stages = 0, mining = 0;
-    std::vector<std::string> notes;
-    void on_round(const RoundReport&) override { ++rounds; }
-    void on_stage(const StageReport&) override { ++stages; }
-    void on_mining(const MiningProgress&) override { ++mining; }
-    void on_note(const std::string& n) override { notes.push_back(n); }
-};
-
-std::vector<char> bytes(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // Share of held-out positives accepted and of held-out negative windows accepted.
 std::pair<double, double> held_out_rates(const CascadeModel& m, const SyntheticData& d) {

@@ -9,11 +9,20 @@
 //       the SVM score of every held-out positive window (centred in its crop) and of every window
 //       scanned over the negative images (pyramid by cv::resize, floor(size/scale)), for
 //       `cascade eval --window-scores`.
+//   opencv_hog_peer time --threads N --repeats R [--scale-step F] [--stride N] IMAGE
+//       detectMultiScale on one frame R times after a warm-up with cv::setNumThreads(N); prints
+//       "median_ms X" (for `cascade bench detect --peer`).
+// Built without OpenCV's imgcodecs (CASCADEKIT_TOOLS_CODECS=OFF) it reads PGM/PPM images only.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <chrono>
+#if PEER_CODECS
 #include <opencv2/imgcodecs.hpp>
+#endif
+#include "cascadekit/io/pnm.hpp"
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 #include <string>
@@ -43,9 +52,20 @@ std::vector<std::string> expand(const std::vector<std::string>& args) {
 }
 
 cv::Mat load(const std::string& path) {
+    if (cascadekit::is_pnm_path(path)) {
+        const cascadekit::PnmImage pnm = cascadekit::read_pnm(path);
+        const cv::Mat src(pnm.height, pnm.width, pnm.channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<std::uint8_t*>(pnm.pixels.data()));
+        cv::Mat bgr;
+        cv::cvtColor(src, bgr, pnm.channels == 1 ? cv::COLOR_GRAY2BGR : cv::COLOR_RGB2BGR);
+        return bgr;
+    }
+#if PEER_CODECS
     cv::Mat m = cv::imread(path, cv::IMREAD_COLOR);
     if (m.empty()) throw std::runtime_error(path + ": cannot read or decode image");
     return m;
+#else
+    throw std::runtime_error(path + ": built without image codecs, PGM/PPM only");
+#endif
 }
 
 void write(const std::string& file, const nlohmann::json& j) {
@@ -56,7 +76,8 @@ void write(const std::string& file, const nlohmann::json& j) {
 
 int usage() {
     std::fprintf(stderr, "usage: opencv_hog_peer detect --json OUT [--scale-step F] [--stride N] INPUT...\n"
-                         "       opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT [--scale-step F] [--stride N]\n");
+                         "       opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT [--scale-step F] [--stride N]\n"
+                         "       opencv_hog_peer time --threads N --repeats R [--scale-step F] [--stride N] IMAGE\n");
     return 1;
 }
 }  // namespace
@@ -66,7 +87,7 @@ int main(int argc, char** argv) {
     const std::string mode = argv[1];
     std::string json, positives, negatives;
     double scale_step = 1.2, pad = 0.0;
-    int stride = 8;
+    int stride = 8, threads = 1, repeats = 5;
     std::vector<std::string> inputs;
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
@@ -81,13 +102,15 @@ int main(int argc, char** argv) {
             else if (a == "--scale-step") scale_step = std::stod(value());
             else if (a == "--stride") stride = std::stoi(value());
             else if (a == "--pad") pad = std::stod(value());
+            else if (a == "--threads") threads = std::stoi(value());
+            else if (a == "--repeats") repeats = std::stoi(value());
             else inputs.push_back(a);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "opencv_hog_peer: %s\n", e.what());
             return 1;
         }
     }
-    if (json.empty()) return usage();
+    if (json.empty() && mode != "time") return usage();
     cv::HOGDescriptor hog;  // 64x128 window, 8x8 cells, 16x16 blocks, L2-Hys: Dalal & Triggs
     hog.setSVMDetector(cv::HOGDescriptor::getDefaultPeopleDetector());
     try {
@@ -109,6 +132,20 @@ int main(int argc, char** argv) {
                 out["images"].push_back({{"path", path}, {"width", raw.cols}, {"height", raw.rows}, {"detections", dets}});
             }
             write(json, out);
+        } else if (mode == "time") {
+            if (inputs.size() != 1 || repeats < 1) return usage();
+            const cv::Mat img = load(inputs[0]);
+            cv::setNumThreads(threads);
+            std::vector<double> ms;
+            for (int r = 0; r <= repeats; ++r) {
+                std::vector<cv::Rect> found;
+                std::vector<double> weights;
+                const auto t0 = std::chrono::steady_clock::now();
+                hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(0, 0), scale_step, 2.0, false);
+                if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            }
+            std::sort(ms.begin(), ms.end());
+            std::printf("median_ms %.3f\n", ms[ms.size() / 2]);
         } else if (mode == "window-scores") {
             if (positives.empty() || negatives.empty()) return usage();
             std::vector<double> pos, neg;

@@ -1,8 +1,12 @@
 #include "cascadekit/runtime/detector.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "cascadekit/runtime/cpu_detector.hpp"
+#if CASCADEKIT_HAVE_CUDA
+#include "cascadekit/runtime/cuda_detector.hpp"
+#endif
 
 namespace cascadekit {
 
@@ -37,8 +41,19 @@ bool parse_backend(const std::string& text, Backend& out) {
 std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const DetectParams& params, Backend backend) {
     validate_model(model);
     validate(params);
+#if CASCADEKIT_HAVE_CUDA
+    if (backend == Backend::Cuda) return std::make_unique<CudaDetector>(model, params);
+    if (backend == Backend::Auto) {
+        // CUDA when a device is present and the model has hog_svm stages only (the GPU runs no
+        // waldboost_lbp stages); otherwise the CPU, which gives the same detections.
+        const bool hog_only = std::all_of(model.stages.begin(), model.stages.end(),
+                                          [](const Stage& s) { return std::holds_alternative<HogSvmStage>(s); });
+        if (hog_only && cuda_available()) return std::make_unique<CudaDetector>(model, params);
+    }
+#else
     if (backend == Backend::Cuda)
-        throw DetectError("the CUDA backend is not part of this build (it arrives with runtime/cuda)");
+        throw DetectError("the CUDA backend is not part of this build (configure with CASCADEKIT_CUDA=ON and the CUDA toolkit)");
+#endif
     return std::make_unique<CpuDetector>(model, params);
 }
 

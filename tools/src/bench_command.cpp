@@ -14,12 +14,12 @@
 #include <sstream>
 
 #include "cascadekit/features/integral_histogram.hpp"
+#include "bench_util.hpp"
 #include "commands.hpp"
 #include "output_files.hpp"
 
 namespace cascadekit::tools {
 
-namespace {
 // A deterministic image with natural-looking statistics: smooth shading, random rectangles
 // (edges of every orientation after the shading) and mild noise.
 GrayImage bench_image(int w, int h) {
@@ -40,8 +40,8 @@ GrayImage bench_image(int w, int h) {
     return img;
 }
 
-double median_ms(int repeats, const std::function<void()>& work) {
-    work();  // warm-up: first-touch of buffers, LUT construction
+double median_ms(int repeats, const std::function<void()>& work, bool warm_up) {
+    if (warm_up) work();  // first-touch of buffers, LUT construction, graph capture
     std::vector<double> t;
     for (int i = 0; i < repeats; ++i) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -52,6 +52,7 @@ double median_ms(int repeats, const std::function<void()>& work) {
     return t[t.size() / 2];
 }
 
+namespace {
 // The straightforward OpenCV way to the same 9 integral images: [-1 0 1] derivatives
 // (Sobel ksize 1, replicated border), cartToPolar, 9 masked planes, 9 cv::integral (double).
 struct OpenCvPeer {
@@ -72,6 +73,8 @@ struct OpenCvPeer {
     }
 };
 
+}  // namespace
+
 std::string cpu_name() {
     std::ifstream in("/proc/cpuinfo");
     std::string line;
@@ -83,7 +86,6 @@ std::string cpu_name() {
 bool parse_size(const std::string& s, int& w, int& h) {
     return std::sscanf(s.c_str(), "%dx%d", &w, &h) == 2 && w > 0 && h > 0;
 }
-}  // namespace
 
 int run_bench_features(const BenchFeaturesOptions& o) {
     if (o.repeats < 1) {

@@ -65,4 +65,22 @@ struct BenchFeaturesOptions {
 };
 int run_bench_features(const BenchFeaturesOptions& options);
 
+struct BenchDetectOptions {
+    std::string model = "experiments/models/inria-hog-cascade.h5";
+    std::string backend = "auto";  // cuda (or auto with a device): GPU rows too; cpu: CPU and peer only
+    std::vector<std::string> sizes{"320x240", "640x480", "1280x960", "1920x1080"};
+    std::vector<double> scale_steps{1.05, 1.1, 1.2};
+    std::vector<int> strides{8, 4};
+    int repeats = 20;      // GPU frames per median
+    int cpu_repeats = 3;   // CPU and OpenCV frames per median
+    int batch = 16;        // frames per detect_batch call
+    int slots = 4;         // frames in flight in a batch
+    std::string frame;     // image resized to every size; empty: synthetic
+    std::string peer;      // opencv_hog_peer executable; empty: no OpenCV rows
+    bool no_cpu = false;   // skip timing our CPU backend
+    std::string out;       // Markdown file
+    std::string command_line;
+};
+int run_bench_detect(const BenchDetectOptions& options);
+
 }  // namespace cascadekit::tools

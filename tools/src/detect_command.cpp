@@ -2,13 +2,15 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#if CASCADEKIT_TOOLS_CODECS
 #include <opencv2/videoio.hpp>
+#endif
 #include <set>
 
 #include "cascadekit/io/model_file.hpp"
 #include "commands.hpp"
+#include "image_files.hpp"
 #include "inputs.hpp"
 #include "output_files.hpp"
 
@@ -121,7 +123,7 @@ public:
         }
         const std::filesystem::path target = std::filesystem::path(o_.draw_dir) / (names_.take(stem) + ".png");
         try {
-            write_atomically(target, [&](const std::filesystem::path& tmp) { return cv::imwrite(tmp.string(), canvas); });
+            write_atomically(target, [&](const std::filesystem::path& tmp) { return write_image(tmp, canvas); });
         } catch (const std::exception& e) {
             fail(path, e.what());
         }
@@ -133,9 +135,13 @@ public:
         for (const InputItem& item : items) {
             const std::string path = item.path.string();
             if (item.kind == InputKind::Image) {
-                cv::Mat img = cv::imread(path, cv::IMREAD_COLOR);
-                if (img.empty()) fail(path, "cannot read or decode image");
-                else process(img, path, -1);
+                cv::Mat img;
+                try {
+                    img = read_bgr(item.path);
+                } catch (const std::exception& e) {
+                    fail(path, e.what());
+                }
+                if (!img.empty()) process(img, path, -1);
             } else {
                 run_video(path);
             }
@@ -144,6 +150,9 @@ public:
     }
 
     void run_video(const std::string& path) {
+#if !CASCADEKIT_TOOLS_CODECS
+        fail(path, "this cascade was built without video support (CASCADEKIT_TOOLS_CODECS=OFF)");
+#else
         cv::VideoCapture cap(path);
         if (!cap.isOpened()) {
             fail(path, "cannot open video");
@@ -161,6 +170,7 @@ public:
             progress.step(static_cast<std::size_t>(index), "frames of " + path);
         }
         if (index == 0) fail(path, "video holds no decodable frames");
+#endif
     }
 
     int finish() {

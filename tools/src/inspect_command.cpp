@@ -1,12 +1,12 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "commands.hpp"
+#include "image_files.hpp"
 #include "output_files.hpp"
 
 namespace cascadekit::tools {
@@ -96,7 +96,7 @@ int run_inspect(const InspectOptions& o) {
             if (s < 1 || s > static_cast<int>(m.stages.size()))
                 throw std::runtime_error("--stages: the model has stages 1 to " + std::to_string(m.stages.size()) + ", not " + std::to_string(s));
         const cv::Mat canvas = draw_stages(m, o.stages);
-            write_atomically(o.draw, [&](const std::filesystem::path& tmp) { return cv::imwrite(tmp.string(), canvas); });
+            write_atomically(o.draw, [&](const std::filesystem::path& tmp) { return write_image(tmp, canvas); });
             spdlog::info("wrote {}", o.draw);
         }
     } catch (const std::exception& e) {

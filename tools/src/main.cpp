@@ -117,6 +117,23 @@ int main(int argc, char** argv) {
     bench_features->add_option("--out", bf.out, "Also write the Markdown table to this file");
     bench_features->add_flag("--no-opencv", no_peer, "Skip the OpenCV peer");
 
+    BenchDetectOptions bd;
+    auto* bench_detect = bench->add_subcommand("detect", "Detection per frame: CUDA and CPU backends and OpenCV's HOG, one table");
+    bench_detect->add_option("--model", bd.model, "Cascade model")->capture_default_str();
+    bench_detect->add_option("--backend", bd.backend, "cuda, cpu, or auto (cuda rows when a device is present)")
+        ->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
+    bench_detect->add_option("--sizes", bd.sizes, "Frame sizes WxH")->delimiter(',')->capture_default_str();
+    bench_detect->add_option("--scale-steps", bd.scale_steps, "Pyramid scale steps")->delimiter(',')->capture_default_str();
+    bench_detect->add_option("--strides", bd.strides, "Window strides")->delimiter(',')->capture_default_str();
+    bench_detect->add_option("--repeats", bd.repeats, "GPU frames per median")->capture_default_str();
+    bench_detect->add_option("--cpu-repeats", bd.cpu_repeats, "CPU and OpenCV frames per median")->capture_default_str();
+    bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();
+    bench_detect->add_option("--slots", bd.slots, "Frames in flight in a batch (streams)")->capture_default_str();
+    bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");
+    bench_detect->add_option("--peer", bd.peer, "opencv_hog_peer executable: adds OpenCV HOG rows (1 and all threads)");
+    bench_detect->add_flag("--no-cpu", bd.no_cpu, "Do not time our CPU backend");
+    bench_detect->add_option("--out", bd.out, "Also write the Markdown tables to this file");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -137,6 +154,10 @@ int main(int argc, char** argv) {
     if (eval->parsed()) {
         parse_fusion(eval_fuse, ev.fusion.method);
         return run_eval(ev);
+    }
+    if (bench_detect->parsed()) {
+        bd.command_line = joined_command_line(argc, argv);
+        return run_bench_detect(bd);
     }
     if (bench_features->parsed()) {
         bf.opencv_peer = !no_peer;

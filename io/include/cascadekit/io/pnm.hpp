@@ -1,0 +1,29 @@
+#pragma once
+// Binary PGM (P5) and PPM (P6) files, 8-bit: the image format every build can read and write,
+// including builds without OpenCV's codecs (the small GPU-machine build, see tools/README.md).
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include "cascadekit/features/image.hpp"
+
+namespace cascadekit {
+
+struct PnmImage {
+    int width = 0, height = 0, channels = 1;  // 1 (P5) or 3 (P6, RGB order)
+    std::vector<std::uint8_t> pixels;          // rows packed
+    ImageView view() const {
+        return {pixels.data(), width, height, static_cast<std::ptrdiff_t>(width) * channels, channels, ChannelOrder::RGB};
+    }
+};
+
+// Throws std::runtime_error naming the file and the problem (not PNM, maxval other than 255,
+// truncated data).
+PnmImage read_pnm(const std::filesystem::path& path);
+bool is_pnm_path(const std::filesystem::path& path);  // .pgm, .ppm or .pnm
+// Writes P5 for 1 channel, P6 for 3 or 4 (alpha dropped); BGR views are written as RGB.
+// Not atomic by itself: callers write to a temporary name and rename.
+void write_pnm(const std::filesystem::path& path, const ImageView& image);
+
+}  // namespace cascadekit

@@ -1,0 +1,95 @@
+#pragma once
+// The CUDA backend (ALGORITHMS.md §3), behind the Detector interface. Present in builds with
+// CASCADEKIT_HAVE_CUDA; this header needs no CUDA headers (the device state is private).
+//
+// Per frame, on the detector's stream and without allocating after the first frame of a size:
+//   upload   the raw frame from a pinned host buffer;
+//   gray     BT.601 fixed-point luma (the same integers as to_gray);
+//   rows     one block per (level, row) over all levels at once: fixed-point bilinear resampling
+//            of the three level rows it needs, [-1 0 1] gradients, the shared gradient table's bin
+//            and quantised magnitude, and a block-wide scan along the row;
+//   columns  the scan down every column of every level, 16-byte loads;
+//   stages   one launch per stage over the surviving windows only (survivor compaction); small
+//            stages one thread per window, large ones one warp per window (lanes over learners,
+//            summed in learner order);
+//   download per-stage counts and the accepted windows.
+// Integral histograms are uint32 (exact: every rectangle sum of area <= kMaxExactRectArea is the
+// true sum, see integral_histogram.hpp) in three planes per level: bins 0-3 and 4-7 as uint4,
+// bin 8 as uint32, so a point is two 16-byte loads and one 4-byte load. Descriptors, margins and
+// stage sums use block_math.hpp compiled without fused multiply-add: the GPU's accept/reject
+// decisions and scores are bit-identical to the CPU backend's.
+// After the first frame of a size the launches are replayed as one CUDA graph.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cascadekit/runtime/detector.hpp"
+
+namespace cascadekit {
+
+// True when a CUDA device can be used; otherwise false and, if why is given, the reason.
+bool cuda_available(std::string* why = nullptr);
+
+// How survivors are compacted between stages.
+enum class Compaction {
+    WarpAtomics,  // each warp appends its survivors with one atomicAdd (order not kept; ids sorted at the end)
+    CubSelect     // stage writes flags, cub::DeviceSelect::Flagged keeps id order
+};
+
+struct CudaOptions {
+    Compaction compaction = Compaction::WarpAtomics;
+    // Stages with at least this many learners use one warp per window; smaller ones one thread.
+    int warp_stage_min_learners = 16;
+    bool use_graph = true;  // replay the frame's launches as a CUDA graph
+    int device = 0;
+    // Tests: fill every device buffer with 0xFF bytes when it is sized, so that any output the
+    // kernels fail to write shows as a wrong value.
+    bool poison = false;
+};
+
+// Milliseconds per step of one frame, from CUDA events (ALGORITHMS.md §5's Table 7-2 steps).
+struct CudaStepTimes {
+    double upload = 0, gray = 0, rows = 0, columns = 0, early_stages = 0, late_stages = 0, download = 0, total = 0;
+    std::uint64_t integral_histogram_bytes = 0;  // bytes the rows + columns steps read and write
+};
+
+class CudaDetector final : public Detector {
+public:
+    // Throws DetectError when no device is usable or the model has stages the GPU does not run
+    // (waldboost_lbp: CPU backend only).
+    CudaDetector(CascadeModel model, DetectParams params, CudaOptions options = {});
+    ~CudaDetector() override;
+    CudaDetector(const CudaDetector&) = delete;
+    CudaDetector& operator=(const CudaDetector&) = delete;
+
+    DetectResult detect(const ImageView& image) override;
+    // Many frames (bulk processing, mining): up to `slots` frames in flight on their own streams
+    // and buffers; results in input order. All images may differ in size.
+    std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int slots = 4);
+    // One frame with events between the steps (no graph), for benchmarks.
+    CudaStepTimes profile(const ImageView& image);
+    // The integral histogram of pyramid level `level` of the last frame, in the CPU layout
+    // ((h+1) x (w+1) x 9 uint32, as IntegralHistogram), for tests.
+    std::vector<std::uint32_t> level_integral_histogram(int level, int& width, int& height) const;
+    // The gray image of the last frame, for tests.
+    std::vector<std::uint8_t> last_gray() const;
+
+    std::string backend_name() const override { return "cuda"; }
+    const CascadeModel& model() const override { return model_; }
+    const DetectParams& params() const override { return params_; }
+    std::string device_name() const;
+
+    struct Impl;
+
+private:
+    CascadeModel model_;
+    DetectParams params_;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Device-to-device copy bandwidth in GB/s (bytes read + written per second), the median of
+// `repeats` copies of `bytes` bytes: the roofline the benchmark compares with.
+double cuda_copy_bandwidth(std::size_t bytes = std::size_t{1} << 30, int repeats = 9);
+
+}  // namespace cascadekit

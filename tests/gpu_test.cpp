@@ -1,0 +1,300 @@
+// The CUDA backend against the CPU backend (CTest label gpu). Every test skips with a message
+// where no CUDA device is present, as on CI; run them on the GPU machine (see runtime/README.md).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#if CASCADEKIT_TOOLS_CODECS
+#include <opencv2/imgcodecs.hpp>
+#endif
+
+#include "cascadekit/io/pnm.hpp"
+
+#include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/features/pyramid.hpp"
+#include "cascadekit/io/model_file.hpp"
+#include "cascadekit/runtime/cpu_detector.hpp"
+#include "cascadekit/runtime/cuda_detector.hpp"
+#include "cascadekit/runtime/fusion.hpp"
+#include "runtime_support.hpp"
+#include "test_support.hpp"
+#include "trainer_support.hpp"
+
+using namespace cascadekit;
+using namespace cascadekit::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+#define REQUIRE_GPU()                                                                  \
+    do {                                                                               \
+        std::string why_;                                                              \
+        if (!cuda_available(&why_)) GTEST_SKIP() << "no CUDA device here (" << why_ << "): GPU test skipped"; \
+    } while (0)
+
+// An RGB or gray buffer with the gray image's values in every channel but noise in the others, so
+// the luma conversion is exercised.
+struct Frame {
+    std::vector<std::uint8_t> bytes;
+    ImageView view;
+};
+Frame colour_frame(const GrayImage& g, int channels, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> u(0, 255);
+    Frame f;
+    const int stride = g.width * channels + 5;  // padded rows
+    f.bytes.resize(static_cast<std::size_t>(stride) * g.height);
+    for (int y = 0; y < g.height; ++y)
+        for (int x = 0; x < g.width; ++x)
+            for (int c = 0; c < channels; ++c)
+                f.bytes[static_cast<std::size_t>(y) * stride + x * channels + c] =
+                    c == 1 || channels == 1 ? g.at(x, y) : static_cast<std::uint8_t>(u(rng));
+    f.view = {f.bytes.data(), g.width, g.height, stride, channels, ChannelOrder::RGB};
+    return f;
+}
+
+struct Agreement {
+    std::size_t windows = 0, same_decision = 0, bit_identical = 0, near_threshold_differences = 0;
+};
+
+// Per-window comparison of keep_rejected results: the decisions (stages passed) must agree except
+// where the score is within 1e-4 of its threshold, on >= 99.9 % of windows.
+Agreement compare_windows(const DetectResult& cpu, const DetectResult& gpu) {
+    Agreement a;
+    EXPECT_EQ(cpu.detections.size(), gpu.detections.size());
+    const std::size_t n = std::min(cpu.detections.size(), gpu.detections.size());
+    a.windows = n;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Detection& c = cpu.detections[i];
+        const Detection& g = gpu.detections[i];
+        EXPECT_EQ(c.x, g.x);
+        EXPECT_EQ(c.y, g.y);
+        EXPECT_EQ(c.level, g.level);
+        if (c.stages_passed == g.stages_passed) {
+            ++a.same_decision;
+            if (c.score == g.score) ++a.bit_identical;
+            else EXPECT_NEAR(c.score, g.score, 1e-4) << "window " << i;
+        } else {
+            ++a.near_threshold_differences;
+            // The window decided earlier by one backend has a score within 1e-4 of that threshold.
+            const Detection& early = c.stages_passed < g.stages_passed ? c : g;
+            EXPECT_LT(std::abs(early.score), 1e-4) << "window " << i << ": stages " << c.stages_passed << " vs "
+                                                    << g.stages_passed;
+        }
+    }
+    EXPECT_GE(static_cast<double>(a.same_decision), 0.999 * static_cast<double>(n));
+    return a;
+}
+
+void expect_same_stats(const DetectStats& c, const DetectStats& g) {
+    EXPECT_EQ(c.windows_scanned, g.windows_scanned);
+    EXPECT_EQ(c.levels, g.levels);
+    EXPECT_EQ(c.rejected_per_stage, g.rejected_per_stage);
+    EXPECT_EQ(c.weak_evaluated, g.weak_evaluated);
+}
+
+DetectParams with_rejected(DetectParams p) {
+    p.keep_rejected = true;
+    return p;
+}
+
+CascadeModel load_shipped(const std::string& name) {
+    return load_model((source_dir() / "experiments" / "models" / name).string());
+}
+
+// The first n PennFudan photos: PNG where this build decodes PNG, PPM copies otherwise (the small
+// GPU-machine build reads PNM only; its data folder holds PPM conversions).
+std::vector<fs::path> pennfudan_images(std::size_t n) {
+    const fs::path dir = data_dir() / "PennFudanPed" / "PNGImages";
+    std::vector<fs::path> out;
+    if (!fs::is_directory(dir)) return out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (is_pnm_path(e.path()) || (CASCADEKIT_TOOLS_CODECS && e.path().extension() == ".png")) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    out.resize(std::min(n, out.size()));
+    return out;
+}
+
+// CPU and GPU on one image with one model: per window (keep_rejected), then accepted windows and
+// fused detections.
+void compare_backends(const CascadeModel& model, const DetectParams& params, const ImageView& image, const std::string& what) {
+    SCOPED_TRACE(what);
+    CpuDetector cpu(model, with_rejected(params));
+    CudaDetector gpu(model, with_rejected(params), CudaOptions{.poison = true});
+    const DetectResult c = cpu.detect(image), g = gpu.detect(image);
+    expect_same_stats(c.stats, g.stats);
+    const Agreement a = compare_windows(c, g);
+    std::printf("  %s: %zu windows, %zu same decision, %zu bit-identical scores, %zu differences near a threshold\n",
+                what.c_str(), a.windows, a.same_decision, a.bit_identical, a.near_threshold_differences);
+
+    CpuDetector cpu_acc(model, params);
+    CudaDetector gpu_acc(model, params, CudaOptions{.poison = true});
+    const DetectResult ca = cpu_acc.detect(image), ga = gpu_acc.detect(image);
+    expect_same_stats(ca.stats, ga.stats);
+    if (a.near_threshold_differences == 0) {
+        EXPECT_EQ(ca.detections, ga.detections);
+        const FusionParams fp;
+        EXPECT_EQ(fuse(ca.detections, model.window_width, model.window_height, fp),
+                  fuse(ga.detections, model.window_width, model.window_height, fp));
+    }
+}
+
+}  // namespace
+
+TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
+    REQUIRE_GPU();
+    struct Case {
+        int w, h, channels;
+        double min_scale;
+    };
+    for (const Case& k : {Case{97, 131, 1, 1.0}, Case{333, 257, 3, 0.8}, Case{641, 479, 4, 1.0}, Case{1920, 1080, 3, 1.0}}) {
+        SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + "x" + std::to_string(k.channels));
+        const GrayImage src = random_image(k.w, k.h, static_cast<unsigned>(k.w));
+        const Frame f = colour_frame(src, k.channels, 7);
+        DetectParams p;
+        p.scale_step = 1.1;
+        p.min_scale = k.min_scale;
+        CudaDetector gpu(bar_model(), p, CudaOptions{.poison = true});
+        gpu.detect(f.view);
+        const GrayImage gray = to_gray(f.view);
+        EXPECT_EQ(gpu.last_gray(), gray.pixels);
+        const auto levels = plan_pyramid(k.w, k.h, 64, 128, p.scale_step, p.min_scale, p.max_scale);
+        ASSERT_FALSE(levels.empty());
+        for (std::size_t li = 0; li < levels.size(); ++li) {
+            GrayImage level;
+            resample_bilinear(gray, levels[li].scale, levels[li].width, levels[li].height, level);
+            IntegralHistogram ih;
+            ih.compute(level);
+            int w = 0, h = 0;
+            const std::vector<std::uint32_t> g = gpu.level_integral_histogram(static_cast<int>(li), w, h);
+            ASSERT_EQ(w, levels[li].width);
+            ASSERT_EQ(h, levels[li].height);
+            ASSERT_EQ(g.size(), ih.row_stride() * (static_cast<std::size_t>(h) + 1));
+            const std::uint32_t* cpu = ih.point(0, 0);
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < g.size(); ++i) differ += g[i] != cpu[i];
+            EXPECT_EQ(differ, 0u) << "level " << li;
+        }
+    }
+}
+
+TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
+    REQUIRE_GPU();
+    int run = 0;
+    for (BlockNorm norm : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt})
+        for (int learners : {3, 40}) {  // thread-per-window and warp-per-window stages
+            CascadeModel m = random_model(100u + static_cast<unsigned>(run), 4, learners, 0);
+            m.hog.norm = norm;
+            const GrayImage img = blobby_image(413 + 37 * run, 301 + 11 * run, static_cast<unsigned>(run));
+            calibrate_thresholds(m, img);
+            DetectParams p;
+            p.stride = 4 + 4 * (run % 2);
+            p.scale_step = 1.1;
+            const Frame f = colour_frame(img, 3, 3);
+            compare_backends(m, p, f.view, "random model " + std::to_string(run) + " (" + std::string(to_string(norm)) + ", " +
+                                               std::to_string(learners) + " learners a stage)");
+            ++run;
+        }
+}
+
+TEST(GpuDetector, ShippedModelsMatchTheCpuOnSyntheticAndPennFudanImages) {
+    REQUIRE_GPU();
+    const auto photos = pennfudan_images(6);
+    if (photos.empty()) std::printf("  PennFudanPed not found under %s: synthetic images only\n", data_dir().c_str());
+    for (const std::string name : {"inria-hog-cascade.h5", "inria-dalal-triggs.h5"}) {
+        const CascadeModel model = load_shipped(name);
+        for (double step : {1.05, 1.2}) {
+            DetectParams p;
+            p.scale_step = step;
+            const GrayImage synthetic = blobby_image(640, 480, 5);
+            compare_backends(model, p, synthetic.view(), name + " synthetic 640x480 x" + std::to_string(step));
+            for (const fs::path& photo : photos) {
+#if CASCADEKIT_TOOLS_CODECS
+                if (!is_pnm_path(photo)) {
+                    const cv::Mat m = cv::imread(photo.string(), cv::IMREAD_COLOR);
+                    ASSERT_FALSE(m.empty()) << photo;
+                    const ImageView v{m.data, m.cols, m.rows, static_cast<std::ptrdiff_t>(m.step), 3, ChannelOrder::BGR};
+                    compare_backends(model, p, v, name + " " + photo.filename().string() + " x" + std::to_string(step));
+                    continue;
+                }
+#endif
+                const PnmImage pnm = read_pnm(photo);
+                compare_backends(model, p, pnm.view(), name + " " + photo.filename().string() + " x" + std::to_string(step));
+            }
+        }
+    }
+}
+
+TEST(GpuDetector, CompactionGraphsAndBatchesGiveTheSameResult) {
+    REQUIRE_GPU();
+    const CascadeModel model = load_shipped("inria-hog-cascade.h5");
+    DetectParams p;
+    p.stride = 4;
+    p.scale_step = 1.1;
+    std::vector<GrayImage> images = {blobby_image(640, 480, 1), blobby_image(320, 240, 2), blobby_image(640, 480, 3),
+                                     blobby_image(801, 613, 4), blobby_image(640, 480, 5)};
+    std::vector<ImageView> views;
+    for (const auto& im : images) views.push_back(im.view());
+    CpuDetector cpu(model, p);
+    std::vector<DetectResult> want;
+    for (const auto& v : views) want.push_back(cpu.detect(v));
+    for (Compaction c : {Compaction::WarpAtomics, Compaction::CubSelect})
+        for (bool graph : {true, false}) {
+            CudaDetector gpu(model, p, CudaOptions{.compaction = c, .use_graph = graph, .poison = true});
+            for (int pass = 0; pass < 2; ++pass)  // the second pass replays graphs and reuses buffers
+                for (std::size_t i = 0; i < views.size(); ++i) {
+                    const DetectResult r = gpu.detect(views[i]);
+                    EXPECT_EQ(r.detections, want[i].detections) << "image " << i;
+                    expect_same_stats(r.stats, want[i].stats);
+                }
+            const auto batch = gpu.detect_batch(views, 3);
+            ASSERT_EQ(batch.size(), views.size());
+            for (std::size_t i = 0; i < views.size(); ++i) EXPECT_EQ(batch[i].detections, want[i].detections) << "batch " << i;
+        }
+}
+
+TEST(GpuDetector, ManyAcceptedWindowsComeBackBeyondTheInGraphCopy) {
+    REQUIRE_GPU();
+    // A model that accepts every window: one margin stage with threshold far below any sum.
+    CascadeModel m = random_model(9, 1, 2, 0);
+    std::get<HogSvmStage>(m.stages[0]).vote = VoteMode::Margin;
+    std::get<HogSvmStage>(m.stages[0]).threshold = -1e6f;
+    DetectParams p;
+    p.stride = 2;
+    const GrayImage img = blobby_image(900, 700, 8);
+    CpuDetector cpu(m, p);
+    CudaDetector gpu(m, p, CudaOptions{.poison = true});
+    const DetectResult c = cpu.detect(img.view()), g = gpu.detect(img.view());
+    EXPECT_GT(c.detections.size(), 4096u);
+    EXPECT_EQ(c.detections, g.detections);
+}
+
+TEST(GpuDetector, RejectsWhatItCannotRun) {
+    REQUIRE_GPU();
+    CudaDetector gpu(bar_model(), DetectParams{});
+    const GrayImage small = blobby_image(63, 200, 1);
+    EXPECT_THROW(gpu.detect(small.view()), DetectError);
+    const CascadeModel lbp = random_model(3, 1, 2, 4);
+    EXPECT_THROW(CudaDetector(lbp, DetectParams{}), DetectError);
+    EXPECT_EQ(Detector::create(lbp, DetectParams{}, Backend::Auto)->backend_name(), "cpu");
+    EXPECT_EQ(Detector::create(bar_model(), DetectParams{}, Backend::Auto)->backend_name(), "cuda");
+}
+
+TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
+    REQUIRE_GPU();
+    const SyntheticData d = make_data("gpu_mining");
+    std::vector<std::vector<char>> models;
+    for (const char* backend : {"cpu", "cuda"}) {
+        TrainConfig cfg = tiny_config();
+        cfg.mining_backend = backend;
+        TrainOptions opt;
+        opt.model_out = d.dir / (std::string(backend) + ".h5");
+        opt.created_utc = "2026-11-22T00:00:00Z";
+        Quiet obs;
+        const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+        EXPECT_GE(s.stages, 2) << backend;
+        models.push_back(bytes(opt.model_out));
+    }
+    // Same seed, same mined negatives, same model: byte for byte.
+    EXPECT_EQ(models[0], models[1]);
+}

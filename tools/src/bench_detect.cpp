@@ -1,0 +1,274 @@
+// `cascade bench detect`: the detector's speed per frame on the CPU backend (1 and all threads),
+// the CUDA backend (latency with transfers, batched throughput, time per step) and OpenCV's HOG
+// people detector (through experiments' opencv_hog_peer), on the same frame and settings in one
+// run, so every ratio comes from one machine.
+#include <spdlog/spdlog.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <opencv2/imgproc.hpp>
+#include <sstream>
+#include <unistd.h>
+
+#include "bench_util.hpp"
+#include "cascadekit/io/model_file.hpp"
+#include "cascadekit/io/pnm.hpp"
+#include "cascadekit/runtime/cpu_detector.hpp"
+#include "commands.hpp"
+#include "image_files.hpp"
+#include "output_files.hpp"
+#if CASCADEKIT_HAVE_CUDA
+#include "cascadekit/runtime/cuda_detector.hpp"
+#endif
+
+namespace cascadekit::tools {
+
+namespace {
+
+struct Row {
+    std::string size;
+    double step = 0;
+    int stride = 0;
+    std::uint64_t windows = 0;
+    double stages_per_window = 0, learners_per_window = 0;
+    double cpu1 = NAN, cpun = NAN, gpu_latency = NAN, gpu_batched = NAN, peer1 = NAN, peern = NAN;
+#if CASCADEKIT_HAVE_CUDA
+    CudaStepTimes steps;
+#endif
+};
+
+// Runs the peer's `time` mode; NaN (and a warning) when it fails.
+double peer_ms(const std::string& peer, const std::filesystem::path& frame, double step, int stride, int threads, int repeats) {
+    const std::string cmd = "'" + peer + "' time --threads " + std::to_string(threads) + " --repeats " + std::to_string(repeats) +
+                            " --scale-step " + std::to_string(step) + " --stride " + std::to_string(stride) + " '" +
+                            frame.string() + "'";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return NAN;
+    double ms = NAN;
+    char line[256];
+    while (std::fgets(line, sizeof line, p))
+        if (std::sscanf(line, "median_ms %lf", &ms) == 1) break;
+    if (pclose(p) != 0 || std::isnan(ms)) {
+        spdlog::warn("peer failed: {}", cmd);
+        return NAN;
+    }
+    return ms;
+}
+
+std::string fmt(double v, const char* f = "%.2f") {
+    if (std::isnan(v)) return "–";
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+}  // namespace
+
+int run_bench_detect(const BenchDetectOptions& o) {
+    try {
+        if (o.repeats < 1 || o.cpu_repeats < 1 || o.batch < 1) throw std::runtime_error("--repeats, --cpu-repeats and --batch must be >= 1");
+        Backend backend = Backend::Auto;
+        if (!parse_backend(o.backend, backend)) throw std::runtime_error("bad --backend " + o.backend);
+        const CascadeModel model = load_model(o.model);
+        bool gpu = false;
+#if CASCADEKIT_HAVE_CUDA
+        std::string why;
+        gpu = backend != Backend::Cpu && cuda_available(&why);
+        if (backend == Backend::Cuda && !gpu) throw std::runtime_error("--backend cuda: no usable CUDA device (" + why + ")");
+#else
+        if (backend == Backend::Cuda) throw std::runtime_error("--backend cuda: this build has no CUDA backend");
+#endif
+        const int all = tbb::info::default_concurrency();
+        cv::Mat source;
+        if (!o.frame.empty()) source = read_bgr(o.frame);
+        const auto tmp = std::filesystem::temp_directory_path() / ("cascade-bench-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(tmp);
+        struct Cleanup {
+            std::filesystem::path p;
+            ~Cleanup() {
+                std::error_code ec;
+                std::filesystem::remove_all(p, ec);
+            }
+        } cleanup{tmp};
+
+        std::vector<Row> rows;
+        double bandwidth = NAN;
+        std::string device = "none";
+#if CASCADEKIT_HAVE_CUDA
+        if (gpu) bandwidth = cuda_copy_bandwidth();
+#endif
+        for (const std::string& size : o.sizes) {
+            int w = 0, h = 0;
+            if (!parse_size(size, w, h)) throw std::runtime_error("bad size '" + size + "' (expected WxH)");
+            cv::Mat frame;
+            if (source.empty()) {
+                const GrayImage g = bench_image(w, h);
+                cv::cvtColor(cv::Mat(h, w, CV_8UC1, const_cast<std::uint8_t*>(g.pixels.data())), frame, cv::COLOR_GRAY2BGR);
+            } else {
+                cv::resize(source, frame, cv::Size(w, h), 0, 0, cv::INTER_AREA);
+            }
+            const ImageView view{frame.data, w, h, static_cast<std::ptrdiff_t>(frame.step[0]), 3, ChannelOrder::BGR};
+            const auto frame_file = tmp / (size + ".ppm");
+            write_pnm(frame_file, view);
+            for (double step : o.scale_steps)
+                for (int stride : o.strides) {
+                    Row r;
+                    r.size = size;
+                    r.step = step;
+                    r.stride = stride;
+                    DetectParams p;
+                    p.stride = stride;
+                    p.scale_step = step;
+                    CpuDetector cpu(model, p);
+                    const DetectResult ref = cpu.detect(view);
+                    r.windows = ref.stats.windows_scanned;
+                    std::uint64_t reach = r.windows, stage_sum = 0;
+                    for (auto rej : ref.stats.rejected_per_stage) {
+                        stage_sum += reach;
+                        reach -= rej;
+                    }
+                    r.stages_per_window = static_cast<double>(stage_sum) / static_cast<double>(r.windows);
+                    r.learners_per_window = static_cast<double>(ref.stats.weak_evaluated) / static_cast<double>(r.windows);
+                    if (!o.no_cpu) {
+                        {
+                            tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+                            r.cpu1 = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
+                        }
+                        r.cpun = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
+                    }
+#if CASCADEKIT_HAVE_CUDA
+                    if (gpu) {
+                        CudaDetector cuda(model, p);
+                        const DetectResult g = cuda.detect(view);
+                        if (g.detections != ref.detections || g.stats != ref.stats)
+                            throw std::runtime_error("CUDA and CPU detections differ on " + size + " (run the gpu tests)");
+                        r.gpu_latency = median_ms(o.repeats, [&] { cuda.detect(view); });
+                        const std::vector<ImageView> many(static_cast<std::size_t>(o.batch), view);
+                        r.gpu_batched = median_ms(std::max(3, o.repeats / 4), [&] { cuda.detect_batch(many, o.slots); }) / o.batch;
+                        std::vector<CudaStepTimes> prof;
+                        for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
+                        // Median per step, over the profiled frames.
+                        auto med = [&](double CudaStepTimes::*m) {
+                            std::vector<double> v;
+                            for (const auto& t : prof) v.push_back(t.*m);
+                            std::sort(v.begin(), v.end());
+                            return v[v.size() / 2];
+                        };
+                        r.steps = prof[0];
+                        for (auto m : {&CudaStepTimes::upload, &CudaStepTimes::gray, &CudaStepTimes::rows, &CudaStepTimes::columns,
+                                       &CudaStepTimes::early_stages, &CudaStepTimes::late_stages, &CudaStepTimes::download,
+                                       &CudaStepTimes::total})
+                            r.steps.*m = med(m);
+                        device = cuda.device_name();
+                    }
+#endif
+                    if (!o.peer.empty()) {
+                        r.peer1 = peer_ms(o.peer, frame_file, step, stride, 1, o.cpu_repeats);
+                        r.peern = peer_ms(o.peer, frame_file, step, stride, all, o.cpu_repeats);
+                    }
+                    spdlog::info("{} x{} stride {}: {} windows; CPU {} / {} ms; CUDA {} ms latency, {} ms batched; OpenCV {} / {} ms",
+                                 size, step, stride, r.windows, fmt(r.cpu1), fmt(r.cpun), fmt(r.gpu_latency, "%.3f"),
+                                 fmt(r.gpu_batched, "%.3f"), fmt(r.peer1), fmt(r.peern));
+                    rows.push_back(r);
+                }
+        }
+
+        char date[32];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+        std::ostringstream md;
+        md << "# Detection speed: CUDA backend, CPU backend, OpenCV HOG\n\n"
+           << "- command: `" << o.command_line << "`\n"
+           << "- model: " << o.model << " (" << model.stages.size() << " stages)\n"
+           << "- frame: " << (o.frame.empty() ? "synthetic (bench_image)" : o.frame) << ", resized to each size, 3-channel BGR\n"
+           << "- CPU: " << cpu_name() << ", " << all << " hardware threads; GPU: " << device << "\n"
+           << "- device-to-device copy bandwidth (read + write): " << fmt(bandwidth / 1e3, "%.2f") << " TB/s\n"
+           << "- date: " << date << "; medians of " << o.repeats << " GPU frames, " << o.cpu_repeats
+           << " CPU / OpenCV frames, each after a warm-up\n"
+           << "- CUDA latency: `detect()` of one frame, upload and download included; batched: `detect_batch()` of "
+           << o.batch << " frames on " << o.slots << " streams, per frame\n"
+           << "- OpenCV: `HOGDescriptor` default people detector, `detectMultiScale` (hit threshold 0, same stride and "
+              "scale step, grouping on), `cv::setNumThreads`\n\n";
+        // Table 7-1 layout for 1280x960 stride 8.
+        std::map<double, const Row*> t71;
+        for (const Row& r : rows)
+            if (r.size == "1280x960" && r.stride == 8) t71[r.step] = &r;
+        if (!t71.empty()) {
+            md << "## 1280×960, stride 8: milliseconds per frame (layout of Bilgiç's Table 7-1)\n\n| detector |";
+            for (auto& [s, r] : t71) md << " ×" << s << " |";
+            md << "\n|---|";
+            for (std::size_t i = 0; i < t71.size(); ++i) md << "---|";
+            md << "\n";
+            auto published = [&](const char* name, std::map<double, double> v) {
+                md << "| " << name << " |";
+                for (auto& [s, r] : t71) md << " " << (v.count(s) ? fmt(v[s], "%.0f") : "–") << " |";
+                md << "\n";
+            };
+            published("Bilgiç CPU, 2.5 GHz (published) [B T7-1]", {{1.05, 5470}, {1.1, 2963}, {1.2, 1710}});
+            published("Bilgiç GPU, GTX 295 (published) [B T7-1]", {{1.05, 422}, {1.1, 228}, {1.2, 131}});
+            published("Wojek et al. GPU HOG (published) [B T7-1]", {{1.05, 385}, {1.1, 216}, {1.2, 133}});
+            auto ours = [&](const std::string& name, double Row::*m, const char* f) {
+                md << "| " << name << " |";
+                for (auto& [s, r] : t71) md << " " << fmt(r->*m, f) << " |";
+                md << "\n";
+            };
+            ours("OpenCV HOG, 1 thread", &Row::peer1, "%.1f");
+            ours("OpenCV HOG, " + std::to_string(all) + " threads", &Row::peern, "%.1f");
+            ours("cascadekit CPU, 1 thread", &Row::cpu1, "%.1f");
+            ours("cascadekit CPU, " + std::to_string(all) + " threads", &Row::cpun, "%.1f");
+            ours("cascadekit CUDA, latency with transfers", &Row::gpu_latency, "%.3f");
+            ours("cascadekit CUDA, batched", &Row::gpu_batched, "%.3f");
+            md << "\n";
+        }
+#if CASCADEKIT_HAVE_CUDA
+        if (gpu) {
+            md << "## CUDA time per step, stride 8 (layout of Bilgiç's Table 7-2), ms\n\n"
+               << "Integral-histogram bytes: the row pass writes 36 bytes per point, the column pass reads and writes "
+                  "them again; roofline = those bytes / (rows + columns time) against the copy bandwidth above.\n\n"
+               << "| size | step | upload | gray | gradients + row scans | column scans | early stages | late stages | "
+                  "download | total | integral-histogram MB | GB/s | roofline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+            for (const Row& r : rows) {
+                if (r.stride != 8) continue;
+                const CudaStepTimes& t = r.steps;
+                const double gbs = static_cast<double>(t.integral_histogram_bytes) / ((t.rows + t.columns) * 1e-3) / 1e9;
+                md << "| " << r.size << " | ×" << r.step << " | " << fmt(t.upload, "%.3f") << " | " << fmt(t.gray, "%.3f") << " | "
+                   << fmt(t.rows, "%.3f") << " | " << fmt(t.columns, "%.3f") << " | " << fmt(t.early_stages, "%.3f") << " | "
+                   << fmt(t.late_stages, "%.3f") << " | " << fmt(t.download, "%.3f") << " | " << fmt(t.total, "%.3f") << " | "
+                   << fmt(static_cast<double>(t.integral_histogram_bytes) / 1e6, "%.0f") << " | " << fmt(gbs, "%.0f") << " | "
+                   << fmt(100.0 * gbs / bandwidth, "%.0f") << " % |\n";
+            }
+            md << "\n";
+        }
+#endif
+        md << "## Every configuration\n\n"
+           << "| size | step | stride | windows | stages/window | learners/window | CPU 1 thr ms | CPU " << all
+           << " thr ms | CUDA latency ms | CUDA batched ms | CUDA Mwindows/s | OpenCV 1 thr ms | OpenCV " << all
+           << " thr ms | CUDA vs CPU 1 thr | CUDA vs OpenCV 1 thr | CUDA vs OpenCV " << all << " thr |\n"
+           << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        for (const Row& r : rows) {
+            const double best = std::isnan(r.gpu_batched) ? NAN : r.gpu_batched;
+            md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << r.windows << " | "
+               << fmt(r.stages_per_window) << " | " << fmt(r.learners_per_window) << " | " << fmt(r.cpu1, "%.1f") << " | "
+               << fmt(r.cpun, "%.1f") << " | " << fmt(r.gpu_latency, "%.3f") << " | " << fmt(best, "%.3f") << " | "
+               << fmt(static_cast<double>(r.windows) / (best * 1e-3) / 1e6, "%.0f") << " | " << fmt(r.peer1, "%.1f") << " | "
+               << fmt(r.peern, "%.1f") << " | " << fmt(r.cpu1 / best, "%.0f×") << " | " << fmt(r.peer1 / best, "%.0f×") << " | "
+               << fmt(r.peern / best, "%.0f×") << " |\n";
+        }
+        md << "\nRatios use the batched CUDA time per frame. Mining throughput is the stride-4, ×1.1 rows "
+              "(the trainer's default mining scan): windows per second = windows / time.\n";
+        std::fputs(md.str().c_str(), stdout);
+        if (!o.out.empty()) write_text_atomically(o.out, md.str());
+        return kExitOk;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return kExitFatal;
+    }
+}
+
+}  // namespace cascadekit::tools

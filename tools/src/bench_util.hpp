@@ -1,0 +1,17 @@
+#pragma once
+// Helpers shared by the `cascade bench` subcommands.
+#include <functional>
+#include <string>
+
+#include "cascadekit/features/image.hpp"
+
+namespace cascadekit::tools {
+
+// A deterministic w×h image with natural-looking statistics (shading, rectangles, noise).
+GrayImage bench_image(int w, int h);
+// Median wall time in ms of `repeats` runs of work, after one untimed run when warm_up.
+double median_ms(int repeats, const std::function<void()>& work, bool warm_up = true);
+std::string cpu_name();
+bool parse_size(const std::string& s, int& w, int& h);  // "WxH"
+
+}  // namespace cascadekit::tools
