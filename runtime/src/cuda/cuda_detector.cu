@@ -119,15 +119,18 @@ __device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __res
 
 // One block per (level, row y): resample the level rows y-1, y, y+1 (clamped) into shared memory,
 // bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
-// only; the column pass adds the rows above).
-__global__ void __launch_bounds__(kThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, int gw,
-                                                             const DevLevel* __restrict__ levels, int n_levels,
-                                                             const AxisEntry* __restrict__ xtab,
-                                                             const AxisEntry* __restrict__ ytab,
-                                                             const std::uint32_t* __restrict__ gtable, uint4* A, uint4* B,
-                                                             std::uint32_t* C) {
+// only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
+// tile: a serial prefix over them, one block-wide scan of the 9 bins per tile, then the writes
+// (a warp writes 128 consecutive points: whole 16-byte sectors).
+constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
+__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, int gw,
+                                                                const DevLevel* __restrict__ levels, int n_levels,
+                                                                const AxisEntry* __restrict__ xtab,
+                                                                const AxisEntry* __restrict__ ytab,
+                                                                const std::uint32_t* __restrict__ gtable, uint4* A, uint4* B,
+                                                                std::uint32_t* C) {
     extern __shared__ std::uint8_t rows[];
-    using Scan = cub::BlockScan<Bins9, kThreads>;
+    using Scan = cub::BlockScan<Bins9, kRowThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
@@ -136,7 +139,7 @@ __global__ void __launch_bounds__(kThreads) row_pass_kernel(const std::uint8_t* 
     for (int r = 0; r < 3; ++r) {
         const int yy = min(max(y - 1 + r, 0), H - 1);
         const AxisEntry ty = ytab[L.ytab + yy];
-        for (int u = threadIdx.x; u < W; u += kThreads) rows[r * W + u] = resample_pixel(gray, gw, xtab[L.xtab + u], ty);
+        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray, gw, xtab[L.xtab + u], ty);
     }
     __syncthreads();
     const long long base = L.ih + static_cast<long long>(y + 1) * L.pitch;
@@ -146,26 +149,40 @@ __global__ void __launch_bounds__(kThreads) row_pass_kernel(const std::uint8_t* 
         C[base] = 0;
     }
     Bins9 carry{};
-    for (int tile = 0; tile < W; tile += kThreads) {
-        const int x = tile + threadIdx.x;
-        Bins9 v{};
-        if (x < W) {
-            const int gx = int(rows[W + min(x + 1, W - 1)]) - int(rows[W + max(x - 1, 0)]);
-            const int gy = int(rows[2 * W + x]) - int(rows[x]);
-            const std::uint32_t e = gtable[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
-            const std::uint32_t bin = e >> 24, mag = e & 0xFFFFFFu;
+    for (int tile = 0; tile < W; tile += kRowTile) {
+        const int x0 = tile + threadIdx.x * kRowItems;
+        std::uint32_t bin[kRowItems], mag[kRowItems];
+        Bins9 local{};
 #pragma unroll
-            for (int k = 0; k < kOrientationBins; ++k) v.b[k] = bin == static_cast<std::uint32_t>(k) ? mag : 0u;
+        for (int j = 0; j < kRowItems; ++j) {
+            const int x = x0 + j;
+            bin[j] = 0;
+            mag[j] = 0;
+            if (x < W) {
+                const int gx = int(rows[W + min(x + 1, W - 1)]) - int(rows[W + max(x - 1, 0)]);
+                const int gy = int(rows[2 * W + x]) - int(rows[x]);
+                const std::uint32_t e = gtable[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
+                bin[j] = e >> 24;
+                mag[j] = e & 0xFFFFFFu;
+            }
+#pragma unroll
+            for (int k = 0; k < kOrientationBins; ++k) local.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
         }
-        Bins9 total;
-        Scan(scan_storage).InclusiveSum(v, v, total);
-        v = v + carry;
+        Bins9 run, total;
+        Scan(scan_storage).ExclusiveSum(local, run, total);
+        run = run + carry;
         carry = carry + total;
-        if (x < W) {
-            const long long p = base + x + 1;
-            A[p] = make_uint4(v.b[0], v.b[1], v.b[2], v.b[3]);
-            B[p] = make_uint4(v.b[4], v.b[5], v.b[6], v.b[7]);
-            C[p] = v.b[8];
+#pragma unroll
+        for (int j = 0; j < kRowItems; ++j) {
+#pragma unroll
+            for (int k = 0; k < kOrientationBins; ++k) run.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
+            const int x = x0 + j;
+            if (x < W) {
+                const long long p = base + x + 1;
+                A[p] = make_uint4(run.b[0], run.b[1], run.b[2], run.b[3]);
+                B[p] = make_uint4(run.b[4], run.b[5], run.b[6], run.b[7]);
+                C[p] = run.b[8];
+            }
         }
         __syncthreads();  // scan_storage is reused by the next tile
     }
@@ -511,6 +528,8 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     const std::size_t table = static_cast<std::size_t>(detail::kGradientTableSide) * detail::kGradientTableSide;
     impl_->d_gtable.reserve(table);
     CK(cudaMemcpy(impl_->d_gtable.p, detail::gradient_table(), table * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    // Those copies ran on the legacy stream, which the slots' non-blocking streams do not wait for.
+    CK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 CudaDetector::~CudaDetector() = default;
@@ -577,23 +596,26 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.d_in.reserve(in_bytes);
     s.d_gray.reserve(static_cast<std::size_t>(image.width) * image.height);
     s.d_levels.reserve(s.levels.size());
-    CK(cudaMemcpy(s.d_levels.p, s.levels.data(), s.levels.size() * sizeof(DevLevel), cudaMemcpyHostToDevice));
+    // Everything below goes on the slot's (non-blocking) stream, so the frame's kernels see it:
+    // plain cudaMemset/cudaMemcpy run on the legacy stream, which that stream does not wait for.
+    cudaStream_t st = s.stream;
+    CK(cudaMemcpyAsync(s.d_levels.p, s.levels.data(), s.levels.size() * sizeof(DevLevel), cudaMemcpyHostToDevice, st));
     s.d_xtab.reserve(xt.size());
     s.d_ytab.reserve(yt.size());
-    CK(cudaMemcpy(s.d_xtab.p, xt.data(), xt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(s.d_ytab.p, yt.data(), yt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice));
+    CK(cudaMemcpyAsync(s.d_xtab.p, xt.data(), xt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice, st));
+    CK(cudaMemcpyAsync(s.d_ytab.p, yt.data(), yt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice, st));
     s.d_A.reserve(s.n_points);
     s.d_B.reserve(s.n_points);
     s.d_C.reserve(s.n_points);
     const int fill = options.poison ? 0xFF : 0;
-    CK(cudaMemset(s.d_A.p, fill, s.n_points * sizeof(uint4)));
-    CK(cudaMemset(s.d_B.p, fill, s.n_points * sizeof(uint4)));
-    CK(cudaMemset(s.d_C.p, fill, s.n_points * sizeof(std::uint32_t)));
+    CK(cudaMemsetAsync(s.d_A.p, fill, s.n_points * sizeof(uint4), st));
+    CK(cudaMemsetAsync(s.d_B.p, fill, s.n_points * sizeof(uint4), st));
+    CK(cudaMemsetAsync(s.d_C.p, fill, s.n_points * sizeof(std::uint32_t), st));
     // Row 0 of every level stays zero: the row pass writes rows 1..h only.
     for (const DevLevel& L : s.levels) {
-        CK(cudaMemset(s.d_A.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4)));
-        CK(cudaMemset(s.d_B.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4)));
-        CK(cudaMemset(s.d_C.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t)));
+        CK(cudaMemsetAsync(s.d_A.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_B.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_C.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t), st));
     }
     for (auto& b : s.d_ids) b.reserve(s.n_windows);
     s.d_flags.reserve(s.n_windows);
@@ -608,12 +630,12 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.h_win_stage.reserve(s.n_windows);
     }
     if (options.poison) {
-        CK(cudaMemset(s.d_gray.p, 0xFF, s.d_gray.n));
-        for (auto& b : s.d_ids) CK(cudaMemset(b.p, 0xFF, b.n * sizeof(std::uint32_t)));
-        CK(cudaMemset(s.d_win_score.p, 0xFF, s.d_win_score.n * sizeof(float)));
-        CK(cudaMemset(s.d_win_stage.p, 0xFF, s.d_win_stage.n * sizeof(std::int16_t)));
-        CK(cudaMemset(s.d_out.p, 0xFF, s.d_out.n * sizeof(OutEntry)));
-        CK(cudaMemset(s.d_flags.p, 0xFF, s.d_flags.n));
+        CK(cudaMemsetAsync(s.d_gray.p, 0xFF, s.d_gray.n, st));
+        for (auto& b : s.d_ids) CK(cudaMemsetAsync(b.p, 0xFF, b.n * sizeof(std::uint32_t), st));
+        CK(cudaMemsetAsync(s.d_win_score.p, 0xFF, s.d_win_score.n * sizeof(float), st));
+        CK(cudaMemsetAsync(s.d_win_stage.p, 0xFF, s.d_win_stage.n * sizeof(std::int16_t), st));
+        CK(cudaMemsetAsync(s.d_out.p, 0xFF, s.d_out.n * sizeof(OutEntry), st));
+        CK(cudaMemsetAsync(s.d_flags.p, 0xFF, s.d_flags.n, st));
     }
     if (options.compaction == Compaction::CubSelect) {
         std::size_t a = 0, b = 0;
@@ -624,6 +646,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.cub_bytes = std::max(a, b);
         s.d_cub.reserve(s.cub_bytes);
     }
+    CK(cudaStreamSynchronize(st));  // the tables' host vectors go out of scope
     const std::size_t smem = 3 * static_cast<std::size_t>(max_w);
     if (smem > 48 * 1024)
         CK(cudaFuncSetAttribute(row_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
@@ -654,7 +677,7 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
     CK_LAUNCH(gray_kernel);
     record_event(ev, st);
     const int n_levels = static_cast<int>(s.levels.size());
-    row_pass_kernel<<<s.total_rows, kThreads, 3 * static_cast<std::size_t>(s.max_width), st>>>(
+    row_pass_kernel<<<s.total_rows, kRowThreads, 3 * static_cast<std::size_t>(s.max_width), st>>>(
         s.d_gray.p, s.width, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, impl.d_gtable.p, s.d_A.p, s.d_B.p, s.d_C.p);
     CK_LAUNCH(row_pass_kernel);
     record_event(ev, st);
