@@ -2,6 +2,9 @@
 // where no CUDA device is present, as on CI; run them on the GPU machine (see runtime/README.md).
 #include <gtest/gtest.h>
 
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <filesystem>
 #if CASCADEKIT_TOOLS_CODECS
@@ -283,18 +286,81 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
 TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
     REQUIRE_GPU();
     const SyntheticData d = make_data("gpu_mining");
+    // Records what each bootstrapping pass found.
+    class Mining : public Quiet {
+    public:
+        std::vector<std::string> passes;
+        void on_mining(const MiningProgress& p) override {
+            if (p.finished)
+                passes.push_back("stage " + std::to_string(p.stage) + ": " + std::to_string(p.windows_scanned) + " windows, " +
+                                 std::to_string(p.false_positives) + " false positives");
+        }
+    };
     std::vector<std::vector<char>> models;
+    std::vector<std::vector<std::string>> passes;
     for (const char* backend : {"cpu", "cuda"}) {
         TrainConfig cfg = tiny_config();
         cfg.mining_backend = backend;
         TrainOptions opt;
-        opt.model_out = d.dir / (std::string(backend) + ".h5");
+        opt.model_out = d.dir / (std::string(backend) + std::to_string(models.size()) + ".h5");
         opt.created_utc = "2026-11-22T00:00:00Z";
-        Quiet obs;
+        Mining obs;
         const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
         EXPECT_GE(s.stages, 2) << backend;
         models.push_back(bytes(opt.model_out));
+        passes.push_back(obs.passes);
+        std::printf("  %s mining:", backend);
+        for (const auto& x : obs.passes) std::printf(" [%s]", x.c_str());
+        std::printf("\n");
     }
+    EXPECT_EQ(passes[0], passes[1]);
     // Same seed, same mined negatives, same model: byte for byte.
     EXPECT_EQ(models[0], models[1]);
+    // What mining sees: the CPU-trained cascade's detections on every negative image, one thread
+    // and many threads (one CudaDetector per thread, as the trainer runs them).
+    const CascadeModel m = load_model(d.dir / "cpu0.h5");
+    {
+        const CascadeModel mg = load_model(d.dir / "cuda1.h5");
+        std::printf("  cpu-mined: %zu stages, cuda-mined: %zu stages\n", m.stages.size(), mg.stages.size());
+        for (std::size_t k = 0; k < std::max(m.stages.size(), mg.stages.size()); ++k) {
+            auto describe = [&](const CascadeModel& x) -> std::string {
+                if (k >= x.stages.size()) return "-";
+                const auto& st = std::get<HogSvmStage>(x.stages[k]);
+                return std::to_string(st.learners.size()) + " learners, threshold " + std::to_string(st.threshold);
+            };
+            std::printf("  stage %zu: cpu %s | cuda %s\n", k + 1, describe(m).c_str(), describe(mg).c_str());
+        }
+    }
+    DetectParams p;
+    p.stride = 8;
+    p.scale_step = 1.25;
+    std::vector<GrayImage> negs;
+    for (const auto& n : d.train.negatives) negs.push_back(read_pgm(n));
+    CpuDetector cpu(m, p);
+    CudaDetector gpu(m, p);
+    std::vector<DetectResult> want;
+    for (const auto& g : negs) want.push_back(cpu.detect(g.view()));
+    for (std::size_t k = 1; k <= m.stages.size(); ++k) {  // every cascade the trainer mined with
+        CascadeModel prefix = m;
+        prefix.stages.resize(k);
+        CpuDetector c(prefix, p);
+        CudaDetector g(prefix, p);
+        std::size_t bad = 0, stats_bad = 0;
+        for (const auto& n : negs) {
+            const DetectResult a = c.detect(n.view()), b = g.detect(n.view());
+            bad += !(a.detections == b.detections);
+            stats_bad += !(a.stats == b.stats);
+        }
+        EXPECT_EQ(bad, 0u) << "first " << k << " stages";
+        EXPECT_EQ(stats_bad, 0u) << "first " << k << " stages";
+    }
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < negs.size(); ++i) differ += !(gpu.detect(negs[i].view()).detections == want[i].detections);
+    EXPECT_EQ(differ, 0u) << "sequential";
+    std::vector<DetectResult> got(negs.size());
+    tbb::enumerable_thread_specific<std::unique_ptr<Detector>> dets([&] { return Detector::create(m, p, Backend::Cuda); });
+    tbb::parallel_for(std::size_t{0}, negs.size(), [&](std::size_t i) { got[i] = dets.local()->detect(negs[i].view()); });
+    differ = 0;
+    for (std::size_t i = 0; i < negs.size(); ++i) differ += !(got[i].detections == want[i].detections);
+    EXPECT_EQ(differ, 0u) << "threads";
 }

@@ -96,6 +96,15 @@ TEST(Trainer, SameSeedSameModelForAnyThreadCountAndResumeIsExact) {
     TrainConfig other = cfg;
     other.text += "\n# changed\n";
     EXPECT_THROW(train(other, d.train, read_pgm, part, obs), TrainError);
+    // Many more threads than cores (as on a 16-core machine): bootstrapping must not let a thread
+    // that waits inside its detector's own parallel loop start another image on that detector.
+    TrainOptions many = whole;
+    many.model_out = d.dir / "many.h5";
+    {
+        tbb::global_control sixteen(tbb::global_control::max_allowed_parallelism, 16);
+        train(cfg, d.train, read_pgm, many, obs);
+    }
+    EXPECT_EQ(bytes(whole.model_out), bytes(many.model_out));
 }
 
 TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {

@@ -31,6 +31,7 @@ struct TrainCommandOptions {
     std::string out;
     bool resume = false;
     int stop_after_rounds = 0;
+    std::string backend;  // overrides the config's mining.backend when set
 };
 int run_train(const TrainCommandOptions& options);
 
@@ -45,6 +46,7 @@ struct EvalOptions {
     double scale_step = 1.2;
     double pad = 0.25;  // PennFudan: replicated border on every side, as a share of the image height
     FusionParams fusion;  // PennFudan with --model: how windows are fused (detect's defaults)
+    Backend backend = Backend::Auto;  // detector for --model scans
 };
 int run_eval(const EvalOptions& options);
 

@@ -1,5 +1,6 @@
 #include <spdlog/spdlog.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/task_arena.h>
 #include <tbb/parallel_for.h>
 
 #include <fstream>
@@ -48,7 +49,8 @@ Dataset held_out(const TrainConfig& cfg) {
     return only(all, held_out_split(cfg, all));
 }
 
-WindowScores model_window_scores(const CascadeModel& m, const Dataset& test, const DetectParams& base, DetectStats& stats) {
+WindowScores model_window_scores(const CascadeModel& m, const Dataset& test, const DetectParams& base, Backend backend,
+                                 DetectStats& stats) {
     WindowScores ws;
     const int S = static_cast<int>(m.stages.size());
     ws.positives.resize(test.positives.size());
@@ -64,12 +66,14 @@ WindowScores model_window_scores(const CascadeModel& m, const Dataset& test, con
     });
     DetectParams p = base;
     p.keep_rejected = true;
-    tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(m, p, Backend::Cpu); });
+    tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(m, p, backend); });
     std::vector<std::vector<double>> per_image(test.negatives.size());
     std::vector<DetectStats> per_stats(test.negatives.size());
     tbb::parallel_for(std::size_t{0}, test.negatives.size(), [&](std::size_t i) {
         const GrayImage g = load_gray(test.negatives[i]);
-        const DetectResult r = det.local()->detect(g.view());
+        // Isolated: a thread waiting in its detector's nested loop must not start another image
+        // with the same (busy) detector.
+        const DetectResult r = tbb::this_task_arena::isolate([&] { return det.local()->detect(g.view()); });
         for (const Detection& d : r.detections) per_image[i].push_back(cascade_window_score(d.stages_passed, d.score, S));
         per_stats[i] = r.stats;
     });
@@ -152,7 +156,7 @@ int run_eval(const EvalOptions& o) {
                 const Dataset test = held_out(load_train_config(o.config));
                 spdlog::info("{}: scoring {} held-out positive crops and every window of {} held-out negative images "
                              "(stride {}, scale step {})", label, test.positives.size(), test.negatives.size(), o.stride, o.scale_step);
-                ws = model_window_scores(*model, test, params, stats);
+                ws = model_window_scores(*model, test, params, o.backend, stats);
             } else if (!o.window_scores.empty()) {
                 const auto j = read_json(o.window_scores);
                 ws.positives = j.at("positives").get<std::vector<double>>();
@@ -191,12 +195,13 @@ int run_eval(const EvalOptions& o) {
             for (std::size_t i = 0; i < images.size(); ++i) people += (truth[i].people = truth_for(root, images[i])).size();
             if (model) {
                 const FusionParams& fusion = o.fusion;
-                tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(*model, params, Backend::Cpu); });
+                tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(*model, params, o.backend); });
                 tbb::parallel_for(std::size_t{0}, images.size(), [&](std::size_t i) {
                     const GrayImage g = load_gray(images[i]);
                     const int pad = static_cast<int>(std::lround(o.pad * g.height));
                     const GrayImage padded = pad_replicate(g, pad);
-                    const auto fused = fuse(det.local()->detect(padded.view()).detections, model->window_width, model->window_height, fusion);
+                    const auto raw = tbb::this_task_arena::isolate([&] { return det.local()->detect(padded.view()); });
+                    const auto fused = fuse(raw.detections, model->window_width, model->window_height, fusion);
                     for (const Detection& d : fused) truth[i].detections.push_back({person_box(d.x - pad, d.y - pad, d.w, d.h), d.score});
                 });
             } else if (!o.detections.empty()) {

@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
     train->add_option("--config", tr.config, "Training configuration (YAML; see configs/)")->required()->check(CLI::ExistingFile);
     train->add_option("--out", tr.out, "Model file to write (rewritten after every round; checkpoint beside it as FILE.state)")->required();
     train->add_flag("--resume", tr.resume, "Continue an interrupted run from FILE.state");
+    train->add_option("--backend", tr.backend, "Bootstrapping detector: cpu, cuda or auto (overrides the config's mining.backend)")
+        ->check(choices({"auto", "cpu", "cuda"}));
     train->add_option("--stop-after-rounds", tr.stop_after_rounds,
                       "Stop after N boosting rounds, checkpoint saved, as if interrupted (for testing --resume)")
         ->check(CLI::NonNegativeNumber);
@@ -93,7 +95,9 @@ int main(int argc, char** argv) {
     eval->add_option("--label", ev.label, "Name printed with the results");
     eval->add_option("--stride", ev.stride, "Window stride for negatives and PennFudan")->capture_default_str();
     eval->add_option("--scale-step", ev.scale_step, "Pyramid scale step")->capture_default_str();
-    std::string eval_fuse = "meanshift";
+    std::string eval_fuse = "meanshift", eval_backend = "auto";
+    eval->add_option("--backend", eval_backend, "Detector for --model scans: cpu, cuda, or auto (CUDA when present)")
+        ->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
     add_fusion_options(eval, eval_fuse, ev.fusion);
     eval->add_option("--pad", ev.pad, "PennFudan: replicated border added on every side, as a share of the image height "
                                       "(people fill the frame; the window needs room around them)")->capture_default_str();
@@ -153,6 +157,7 @@ int main(int argc, char** argv) {
     if (train->parsed()) return run_train(tr);
     if (eval->parsed()) {
         parse_fusion(eval_fuse, ev.fusion.method);
+        parse_backend(eval_backend, ev.backend);
         return run_eval(ev);
     }
     if (bench_detect->parsed()) {

@@ -81,7 +81,10 @@ Dataset training_dataset(const TrainConfig& cfg) {
 
 int run_train(const TrainCommandOptions& o) {
     try {
-        const TrainConfig cfg = load_train_config(o.config);
+        TrainConfig cfg = load_train_config(o.config);
+        // The detector that mines does not change the result (same windows on every backend), so
+        // it is not part of the configuration's fingerprint: a CPU run may resume on the GPU.
+        if (!o.backend.empty()) cfg.mining_backend = o.backend;
         const Dataset data = training_dataset(cfg);
         spdlog::info("training {} from {}: {} positives, {} negative images (seed {})", cfg.kind, o.config,
                      data.positives.size(), data.negatives.size(), cfg.seed);

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 #include <tbb/enumerable_thread_specific.h>
+#include <tbb/task_arena.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -88,7 +89,9 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
             ++done;
             return;
         }
-        const DetectResult r = detectors.local()->detect(images[i].view());
+        // Isolated: while this thread waits in the detector's own parallel loop it must not take
+        // another image's task, which would reuse this thread's (busy) detector.
+        const DetectResult r = tbb::this_task_arena::isolate([&] { return detectors.local()->detect(images[i].view()); });
         for (const Detection& d : r.detections)
             found[i].push_back({static_cast<std::uint32_t>(i), d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
                                 static_cast<std::int32_t>(std::lround(d.y / d.scale))});

@@ -45,7 +45,7 @@ struct DevLevel {
     int pitch;          // integral-histogram points per row (width + 1)
     int cols, rows;     // windows
     int xtab, ytab;     // first entry of this level's resampling tables
-    int row0;           // first global row (row pass blocks)
+    int row0;           // first row block of the row pass (kRowsPerBlock rows each)
     int col0;           // first global column (column pass threads)
     long long ih;       // first point of this level's integral histogram
     long long win0;     // first window id
@@ -117,74 +117,80 @@ __device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __res
     return static_cast<std::uint8_t>((top * a + bot * b + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits));
 }
 
-// One block per (level, row y): resample the level rows y-1, y, y+1 (clamped) into shared memory,
+// One block per (level, 4 rows y0..y0+3): resample the level rows y0-1 .. y0+4 (clamped) into shared memory,
 // bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
 // only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
 // tile: a serial prefix over them, one block-wide scan of the 9 bins per tile, then the writes
 // (a warp writes 128 consecutive points: whole 16-byte sectors).
-constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
+constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems, kRowsPerBlock = 4;
 __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, int gw,
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
                                                                 const AxisEntry* __restrict__ ytab,
                                                                 const std::uint32_t* __restrict__ gtable, uint4* A, uint4* B,
                                                                 std::uint32_t* C) {
-    extern __shared__ std::uint8_t rows[];
+    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
     using Scan = cub::BlockScan<Bins9, kRowThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
-    const int y = static_cast<int>(blockIdx.x) - L.row0;
+    const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
-    for (int r = 0; r < 3; ++r) {
-        const int yy = min(max(y - 1 + r, 0), H - 1);
+    const int n_rows = min(kRowsPerBlock, H - y0);
+    for (int r = 0; r < n_rows + 2; ++r) {
+        const int yy = min(max(y0 - 1 + r, 0), H - 1);
         const AxisEntry ty = ytab[L.ytab + yy];
         for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray, gw, xtab[L.xtab + u], ty);
     }
     __syncthreads();
-    const long long base = L.ih + static_cast<long long>(y + 1) * L.pitch;
-    if (threadIdx.x == 0) {
-        A[base] = make_uint4(0, 0, 0, 0);
-        B[base] = make_uint4(0, 0, 0, 0);
-        C[base] = 0;
-    }
-    Bins9 carry{};
-    for (int tile = 0; tile < W; tile += kRowTile) {
-        const int x0 = tile + threadIdx.x * kRowItems;
-        std::uint32_t bin[kRowItems], mag[kRowItems];
-        Bins9 local{};
-#pragma unroll
-        for (int j = 0; j < kRowItems; ++j) {
-            const int x = x0 + j;
-            bin[j] = 0;
-            mag[j] = 0;
-            if (x < W) {
-                const int gx = int(rows[W + min(x + 1, W - 1)]) - int(rows[W + max(x - 1, 0)]);
-                const int gy = int(rows[2 * W + x]) - int(rows[x]);
-                const std::uint32_t e = gtable[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
-                bin[j] = e >> 24;
-                mag[j] = e & 0xFFFFFFu;
-            }
-#pragma unroll
-            for (int k = 0; k < kOrientationBins; ++k) local.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
+    for (int r = 0; r < n_rows; ++r) {
+        const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
+        const std::uint8_t* mid = up + W;
+        const std::uint8_t* down = mid + W;
+        const long long base = L.ih + static_cast<long long>(y0 + r + 1) * L.pitch;
+        if (threadIdx.x == 0) {
+            A[base] = make_uint4(0, 0, 0, 0);
+            B[base] = make_uint4(0, 0, 0, 0);
+            C[base] = 0;
         }
-        Bins9 run, total;
-        Scan(scan_storage).ExclusiveSum(local, run, total);
-        run = run + carry;
-        carry = carry + total;
+        Bins9 carry{};
+        for (int tile = 0; tile < W; tile += kRowTile) {
+            const int x0 = tile + threadIdx.x * kRowItems;
+            std::uint32_t bin[kRowItems], mag[kRowItems];
+            Bins9 local{};
 #pragma unroll
-        for (int j = 0; j < kRowItems; ++j) {
+            for (int j = 0; j < kRowItems; ++j) {
+                const int x = x0 + j;
+                bin[j] = 0;
+                mag[j] = 0;
+                if (x < W) {
+                    const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
+                    const int gy = int(down[x]) - int(up[x]);
+                    const std::uint32_t e = gtable[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
+                    bin[j] = e >> 24;
+                    mag[j] = e & 0xFFFFFFu;
+                }
 #pragma unroll
-            for (int k = 0; k < kOrientationBins; ++k) run.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
-            const int x = x0 + j;
-            if (x < W) {
-                const long long p = base + x + 1;
-                A[p] = make_uint4(run.b[0], run.b[1], run.b[2], run.b[3]);
-                B[p] = make_uint4(run.b[4], run.b[5], run.b[6], run.b[7]);
-                C[p] = run.b[8];
+                for (int k = 0; k < kOrientationBins; ++k) local.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
             }
+            Bins9 run, total;
+            Scan(scan_storage).ExclusiveSum(local, run, total);
+            run = run + carry;
+            carry = carry + total;
+#pragma unroll
+            for (int j = 0; j < kRowItems; ++j) {
+#pragma unroll
+                for (int k = 0; k < kOrientationBins; ++k) run.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
+                const int x = x0 + j;
+                if (x < W) {
+                    const long long p = base + x + 1;
+                    A[p] = make_uint4(run.b[0], run.b[1], run.b[2], run.b[3]);
+                    B[p] = make_uint4(run.b[4], run.b[5], run.b[6], run.b[7]);
+                    C[p] = run.b[8];
+                }
+            }
+            __syncthreads();  // scan_storage is reused by the next tile
         }
-        __syncthreads();  // scan_storage is reused by the next tile
     }
 }
 
@@ -570,7 +576,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         L.rows = (pl.height - wh) / params.stride + 1;
         L.xtab = static_cast<int>(xt.size());
         L.ytab = static_cast<int>(yt.size());
-        L.row0 = rows;
+        L.row0 = rows;  // first row block
         L.col0 = cols;
         L.ih = points;
         L.win0 = windows;
@@ -578,7 +584,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         const ResampleAxis ay = resample_axis(pl.height, image.height, pl.scale);
         for (int u = 0; u < pl.width; ++u) xt.push_back({ax.i0[u], ax.i1[u], ax.wt[u]});
         for (int v = 0; v < pl.height; ++v) yt.push_back({ay.i0[v], ay.i1[v], ay.wt[v]});
-        rows += pl.height;
+        rows += (pl.height + kRowsPerBlock - 1) / kRowsPerBlock;
         cols += pl.width;
         max_w = std::max(max_w, pl.width);
         points += static_cast<long long>(L.pitch) * (pl.height + 1);
@@ -647,7 +653,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.d_cub.reserve(s.cub_bytes);
     }
     CK(cudaStreamSynchronize(st));  // the tables' host vectors go out of scope
-    const std::size_t smem = 3 * static_cast<std::size_t>(max_w);
+    const std::size_t smem = (kRowsPerBlock + 2) * static_cast<std::size_t>(max_w);
     if (smem > 48 * 1024)
         CK(cudaFuncSetAttribute(row_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
 }
@@ -677,7 +683,7 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
     CK_LAUNCH(gray_kernel);
     record_event(ev, st);
     const int n_levels = static_cast<int>(s.levels.size());
-    row_pass_kernel<<<s.total_rows, kRowThreads, 3 * static_cast<std::size_t>(s.max_width), st>>>(
+    row_pass_kernel<<<s.total_rows, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(s.max_width), st>>>(
         s.d_gray.p, s.width, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, impl.d_gtable.p, s.d_A.p, s.d_B.p, s.d_C.p);
     CK_LAUNCH(row_pass_kernel);
     record_event(ev, st);
@@ -731,6 +737,10 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
             record_event(ev, st);
             ev->stage_event.push_back(ev->n - 1);
         }
+    }
+    if (n_stages == 0) {  // a cascade of no stages accepts every window (collect lists them)
+        record_event(ev, st);
+        return;
     }
     const std::uint32_t* final_ids = s.d_ids[(n_stages - 1) % 2].p;
     gather_kernel<<<std::min(blocks_for(kOutInGraph), sms * 4), kThreads, 0, st>>>(final_ids, s.d_counts.p + (n_stages - 1),
@@ -788,7 +798,6 @@ DetectResult collect(Slot& s, const CudaDetector::Impl& impl, const CascadeModel
         r.stats.weak_evaluated += in * static_cast<std::uint64_t>(impl.stages[k].count);
         in = out;
     }
-    const std::uint32_t accepted = s.h_counts.p[n_stages - 1];
     const int ww = model.window_width, wh = model.window_height;
     auto window = [&](std::uint32_t id, float score, int passed) {
         std::size_t li = 0;
@@ -799,12 +808,18 @@ DetectResult collect(Slot& s, const CudaDetector::Impl& impl, const CascadeModel
         const double sc = s.plan[li].scale;
         return Detection{x * sc, y * sc, ww * sc, wh * sc, score, static_cast<int>(li), sc, passed};
     };
+    if (n_stages == 0) {  // every window accepted, score 0, as evaluate_window gives
+        r.detections.reserve(s.n_windows);
+        for (std::uint32_t id = 0; id < s.n_windows; ++id) r.detections.push_back(window(id, 0.0f, 0));
+        return r;
+    }
     if (params.keep_rejected) {
         r.detections.reserve(s.n_windows);
         for (std::uint32_t id = 0; id < s.n_windows; ++id)
             r.detections.push_back(window(id, s.h_win_score.p[id], s.h_win_stage.p[id]));
         return r;
     }
+    const std::uint32_t accepted = s.h_counts.p[n_stages - 1];
     if (accepted > kOutInGraph)
         CK(cudaMemcpy(s.h_out.p + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
                       cudaMemcpyDeviceToHost));
