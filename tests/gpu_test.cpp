@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #if CASCADEKIT_TOOLS_CODECS
 #include <opencv2/imgcodecs.hpp>
 #endif
@@ -118,6 +119,19 @@ std::vector<fs::path> pennfudan_images(std::size_t n) {
     return out;
 }
 
+// A photo as a BGR or RGB view; the second member owns the pixels.
+std::pair<ImageView, std::shared_ptr<void>> load_photo(const fs::path& photo) {
+#if CASCADEKIT_TOOLS_CODECS
+    if (!is_pnm_path(photo)) {
+        auto m = std::make_shared<cv::Mat>(cv::imread(photo.string(), cv::IMREAD_COLOR));
+        if (m->empty()) throw std::runtime_error(photo.string() + ": cannot decode");
+        return {ImageView{m->data, m->cols, m->rows, static_cast<std::ptrdiff_t>(m->step), 3, ChannelOrder::BGR}, m};
+    }
+#endif
+    auto pnm = std::make_shared<PnmImage>(read_pnm(photo));
+    return {pnm->view(), pnm};
+}
+
 // CPU and GPU on one image with one model: per window (keep_rejected), then accepted windows and
 // fused detections.
 void compare_backends(const CascadeModel& model, const DetectParams& params, const ImageView& image, const std::string& what) {
@@ -194,8 +208,13 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
             p.stride = 4 + 4 * (run % 2);
             p.scale_step = 1.1;
             const Frame f = colour_frame(img, 3, 3);
-            compare_backends(m, p, f.view, "random model " + std::to_string(run) + " (" + std::string(to_string(norm)) + ", " +
-                                               std::to_string(learners) + " learners a stage)");
+            const std::string what = "random model " + std::to_string(run) + " (" + std::string(to_string(norm)) + ", " +
+                                     std::to_string(learners) + " learners a stage)";
+            compare_backends(m, p, f.view, what + " synthetic");
+            for (const fs::path& photo : pennfudan_images(2)) {
+                const auto [view, keep] = load_photo(photo);
+                compare_backends(m, p, view, what + " " + photo.filename().string());
+            }
             ++run;
         }
 }
@@ -212,17 +231,8 @@ TEST(GpuDetector, ShippedModelsMatchTheCpuOnSyntheticAndPennFudanImages) {
             const GrayImage synthetic = blobby_image(640, 480, 5);
             compare_backends(model, p, synthetic.view(), name + " synthetic 640x480 x" + std::to_string(step));
             for (const fs::path& photo : photos) {
-#if CASCADEKIT_TOOLS_CODECS
-                if (!is_pnm_path(photo)) {
-                    const cv::Mat m = cv::imread(photo.string(), cv::IMREAD_COLOR);
-                    ASSERT_FALSE(m.empty()) << photo;
-                    const ImageView v{m.data, m.cols, m.rows, static_cast<std::ptrdiff_t>(m.step), 3, ChannelOrder::BGR};
-                    compare_backends(model, p, v, name + " " + photo.filename().string() + " x" + std::to_string(step));
-                    continue;
-                }
-#endif
-                const PnmImage pnm = read_pnm(photo);
-                compare_backends(model, p, pnm.view(), name + " " + photo.filename().string() + " x" + std::to_string(step));
+                const auto [view, keep] = load_photo(photo);
+                compare_backends(model, p, view, name + " " + photo.filename().string() + " x" + std::to_string(step));
             }
         }
     }

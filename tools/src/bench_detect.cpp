@@ -38,6 +38,7 @@ struct Row {
     std::uint64_t windows = 0;
     double stages_per_window = 0, learners_per_window = 0;
     double cpu1 = NAN, cpun = NAN, gpu_latency = NAN, gpu_batched = NAN, peer1 = NAN, peern = NAN;
+    double gpu_latency_no_graph = NAN, gpu_batched_cub = NAN;  // the alternatives the backend does not use by default
 #if CASCADEKIT_HAVE_CUDA
     CudaStepTimes steps;
 #endif
@@ -151,6 +152,12 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         r.gpu_latency = median_ms(o.repeats, [&] { cuda.detect(view); });
                         const std::vector<ImageView> many(static_cast<std::size_t>(o.batch), view);
                         r.gpu_batched = median_ms(std::max(3, o.repeats / 4), [&] { cuda.detect_batch(many, o.slots); }) / o.batch;
+                        {
+                            CudaDetector plain(model, p, CudaOptions{.use_graph = false});
+                            r.gpu_latency_no_graph = median_ms(o.repeats, [&] { plain.detect(view); });
+                            CudaDetector cub(model, p, CudaOptions{.compaction = Compaction::CubSelect});
+                            r.gpu_batched_cub = median_ms(std::max(3, o.repeats / 4), [&] { cub.detect_batch(many, o.slots); }) / o.batch;
+                        }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
                         // Median per step, over the profiled frames.
@@ -243,6 +250,21 @@ int run_bench_detect(const BenchDetectOptions& o) {
                    << fmt(static_cast<double>(t.integral_histogram_bytes) / 1e6, "%.0f") << " | " << fmt(gbs, "%.0f") << " | "
                    << fmt(100.0 * gbs / bandwidth, "%.0f") << " % |\n";
             }
+            md << "\n";
+        }
+#endif
+#if CASCADEKIT_HAVE_CUDA
+        if (gpu) {
+            md << "## CUDA design choices, stride 8, ms per frame\n\n"
+               << "Survivor compaction by warp-aggregated atomics (default) or `cub::DeviceSelect::Flagged` (batched "
+                  "frames); the frame's launches replayed as one CUDA graph (default) or launched one by one (latency).\n\n"
+               << "| size | step | batched, warp atomics | batched, CUB select | latency, graph | latency, no graph |\n"
+               << "|---|---|---|---|---|---|\n";
+            for (const Row& r : rows)
+                if (r.stride == 8)
+                    md << "| " << r.size << " | ×" << r.step << " | " << fmt(r.gpu_batched, "%.3f") << " | "
+                       << fmt(r.gpu_batched_cub, "%.3f") << " | " << fmt(r.gpu_latency, "%.3f") << " | "
+                       << fmt(r.gpu_latency_no_graph, "%.3f") << " |\n";
             md << "\n";
         }
 #endif
