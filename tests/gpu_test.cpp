@@ -164,9 +164,22 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
         int w, h, channels;
         double min_scale;
     };
-    for (const Case& k : {Case{97, 131, 1, 1.0}, Case{333, 257, 3, 0.8}, Case{641, 479, 4, 1.0}, Case{1920, 1080, 3, 1.0}}) {
+    // Every integer gradient: a 3x3 cell per (gx, gy) whose centre's four neighbours are its own,
+    // so level 0's integral histogram holds each gradient's bin and magnitude (1533x1533).
+    GrayImage every(3 * 511, 3 * 511);
+    std::fill(every.pixels.begin(), every.pixels.end(), std::uint8_t{0});
+    for (int gy = -255; gy <= 255; ++gy)
+        for (int gx = -255; gx <= 255; ++gx) {
+            const int cx = 3 * (gx + 255) + 1, cy = 3 * (gy + 255) + 1;
+            every.at(cx - 1, cy) = static_cast<std::uint8_t>(std::max(0, -gx));
+            every.at(cx + 1, cy) = static_cast<std::uint8_t>(std::max(0, -gx) + gx);
+            every.at(cx, cy - 1) = static_cast<std::uint8_t>(std::max(0, -gy));
+            every.at(cx, cy + 1) = static_cast<std::uint8_t>(std::max(0, -gy) + gy);
+        }
+    for (const Case& k : {Case{97, 131, 1, 1.0}, Case{333, 257, 3, 0.8}, Case{641, 479, 4, 1.0}, Case{1920, 1080, 3, 1.0},
+                          Case{every.width, every.height, 1, 1.0}}) {
         SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + "x" + std::to_string(k.channels));
-        const GrayImage src = random_image(k.w, k.h, static_cast<unsigned>(k.w));
+        const GrayImage src = k.w == every.width ? every : random_image(k.w, k.h, static_cast<unsigned>(k.w));
         const Frame f = colour_frame(src, k.channels, 7);
         DetectParams p;
         p.scale_step = 1.1;

@@ -9,19 +9,19 @@ namespace {
 // cos and sin of the bin boundaries 20°, 40°, …, 160°. In double, the cross-product sign is exact
 // for every integer gradient with |gx|, |gy| <= 255 (tests/features: exhaustive comparison with
 // atan2): no lattice point of that size lies within 1e-6 of a boundary ray, far above double's error.
-struct Boundaries {
-    double c[8];
-    double s[8];
-    Boundaries() {
-        for (int k = 0; k < 8; ++k) {
-            const double a = (k + 1) * 20.0 * M_PI / 180.0;
-            c[k] = std::cos(a);
-            s[k] = std::sin(a);
-        }
+OrientationBoundaries make_boundaries() {
+    OrientationBoundaries b{};
+    for (int k = 0; k < 8; ++k) {
+        const double a = (k + 1) * 20.0 * M_PI / 180.0;
+        b.c[k] = std::cos(a);
+        b.s[k] = std::sin(a);
     }
-};
-const Boundaries kBoundaries;
+    return b;
+}
+const OrientationBoundaries kBoundaries = make_boundaries();
 }  // namespace
+
+const OrientationBoundaries& orientation_boundaries() { return kBoundaries; }
 
 int orientation_bin(int gx, int gy) {
     if (gx == 0 && gy == 0) return 0;  // no orientation; its magnitude is 0 anyway

@@ -1,4 +1,4 @@
-#include "cascadekit/features/gradient_table.hpp"
+#include "gradient_table.hpp"
 
 #include <vector>
 

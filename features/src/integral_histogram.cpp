@@ -5,7 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include "cascadekit/features/gradient_table.hpp"
+#include "gradient_table.hpp"
 
 namespace cascadekit {
 

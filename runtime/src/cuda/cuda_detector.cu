@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cascadekit/features/block_math.hpp"
-#include "cascadekit/features/gradient_table.hpp"
+#include "cascadekit/features/gradient.hpp"
 #include "cascadekit/features/pyramid.hpp"
 
 namespace cascadekit {
@@ -117,6 +117,28 @@ __device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __res
     return static_cast<std::uint8_t>((top * a + bot * b + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits));
 }
 
+// orientation_bin() and quantised_magnitude() of features/gradient.cpp, operation for operation in
+// double (no fused multiply-add under --fmad=false; sqrt correctly rounded on both), so the bins
+// and magnitudes equal the CPU's gradient table. Arithmetic rather than the 1 MiB table: the
+// table's gathers miss L1 and made this pass latency-bound.
+__device__ __forceinline__ void bin_and_magnitude(int gx, int gy, const OrientationBoundaries& ob, std::uint32_t& bin,
+                                                  std::uint32_t& mag) {
+    const double v = static_cast<double>(gx * gx + gy * gy) * (kMagnitudeScale * kMagnitudeScale);
+    mag = static_cast<std::uint32_t>(floor(__dsqrt_rn(v) + 0.5));  // llround of a positive value
+    if (gx == 0 && gy == 0) {
+        bin = 0;
+        return;
+    }
+    if (gy < 0 || (gy == 0 && gx < 0)) {
+        gx = -gx;
+        gy = -gy;
+    }
+    std::uint32_t b = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) b += (__dsub_rn(__dmul_rn(gy, ob.c[k]), __dmul_rn(gx, ob.s[k])) >= 0.0) ? 1u : 0u;
+    bin = b;
+}
+
 // One block per (level, 4 rows y0..y0+3): resample the level rows y0-1 .. y0+4 (clamped) into shared memory,
 // bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
 // only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
@@ -127,7 +149,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
                                                                 const AxisEntry* __restrict__ ytab,
-                                                                const std::uint32_t* __restrict__ gtable, uint4* A, uint4* B,
+                                                                OrientationBoundaries ob, uint4* A, uint4* B,
                                                                 std::uint32_t* C) {
     extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
     using Scan = cub::BlockScan<Bins9, kRowThreads>;
@@ -166,9 +188,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                 if (x < W) {
                     const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
                     const int gy = int(down[x]) - int(up[x]);
-                    const std::uint32_t e = gtable[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
-                    bin[j] = e >> 24;
-                    mag[j] = e & 0xFFFFFFu;
+                    bin_and_magnitude(gx, gy, ob, bin[j], mag[j]);
                 }
 #pragma unroll
                 for (int k = 0; k < kOrientationBins; ++k) local.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
@@ -473,7 +493,6 @@ struct CudaDetector::Impl {
     CudaOptions options;
     std::vector<DevStage> stages;
     DeviceBuffer<DevLearner> d_learners;
-    DeviceBuffer<std::uint32_t> d_gtable;
     std::vector<std::unique_ptr<Slot>> slots;
     int last_slot = 0;
     int sms = 0;
@@ -531,9 +550,6 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     }
     impl_->d_learners.reserve(learners.size());
     CK(cudaMemcpy(impl_->d_learners.p, learners.data(), learners.size() * sizeof(DevLearner), cudaMemcpyHostToDevice));
-    const std::size_t table = static_cast<std::size_t>(detail::kGradientTableSide) * detail::kGradientTableSide;
-    impl_->d_gtable.reserve(table);
-    CK(cudaMemcpy(impl_->d_gtable.p, detail::gradient_table(), table * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
     // Those copies ran on the legacy stream, which the slots' non-blocking streams do not wait for.
     CK(cudaStreamSynchronize(cudaStreamLegacy));
 }
@@ -684,7 +700,7 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
     record_event(ev, st);
     const int n_levels = static_cast<int>(s.levels.size());
     row_pass_kernel<<<s.total_rows, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(s.max_width), st>>>(
-        s.d_gray.p, s.width, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, impl.d_gtable.p, s.d_A.p, s.d_B.p, s.d_C.p);
+        s.d_gray.p, s.width, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, orientation_boundaries(), s.d_A.p, s.d_B.p, s.d_C.p);
     CK_LAUNCH(row_pass_kernel);
     record_event(ev, st);
     column_pass_kernel<<<blocks_for(3 * static_cast<std::size_t>(s.total_cols)), kThreads, 0, st>>>(

@@ -25,6 +25,14 @@ inline constexpr std::uint32_t kMaxQuantisedMagnitude = 92320;
 // exhaustively over that domain against atan2). The zero gradient is bin 0.
 int orientation_bin(int gx, int gy);
 
+// The cosines and sines of the 8 inner bin boundaries 20°, 40°, …, 160° that orientation_bin
+// compares with (the CUDA backend makes the same comparisons with these very values).
+struct OrientationBoundaries {
+    double c[8];
+    double s[8];
+};
+const OrientationBoundaries& orientation_boundaries();
+
 // round(sqrt(gx² + gy²) * kMagnitudeScale), exact (integer square root of an exact integer).
 std::uint32_t quantised_magnitude(int gx, int gy);
 

@@ -6,8 +6,9 @@
 //   upload   the raw frame from a pinned host buffer;
 //   gray     BT.601 fixed-point luma (the same integers as to_gray);
 //   rows     one block per (level, row) over all levels at once: fixed-point bilinear resampling
-//            of the three level rows it needs, [-1 0 1] gradients, the shared gradient table's bin
-//            and quantised magnitude, and a block-wide scan along the row;
+//            of the level rows it needs, [-1 0 1] gradients, orientation bin and quantised
+//            magnitude computed as features/gradient.cpp does (same double operations), and a
+//            block-wide scan along the row;
 //   columns  the scan down every column of every level, 16-byte loads;
 //   stages   one launch per stage over the surviving windows only (survivor compaction); small
 //            stages one thread per window, large ones one warp per window (lanes over learners,

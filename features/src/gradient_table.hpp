@@ -1,9 +1,8 @@
 #pragma once
-// A look-up table from an integer gradient (gx, gy), |gx|,|gy| <= 255, to its
+// Internal: a look-up table from an integer gradient (gx, gy), |gx|,|gy| <= 255, to its
 // orientation bin and quantised magnitude, built once from orientation_bin() and
 // quantised_magnitude(), so it inherits their exactness. 511×511 entries of 4 bytes (1 MiB);
-// most gradients of natural images are small, so the hot part stays in cache. The CUDA backend
-// uploads this very table, so both backends bin every gradient identically.
+// most gradients of natural images are small, so the hot part stays in cache.
 #include <cstdint>
 
 namespace cascadekit::detail {
