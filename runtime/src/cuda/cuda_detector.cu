@@ -154,6 +154,8 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
     using Scan = cub::BlockScan<Bins9, kRowThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
+    // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
+    __shared__ std::uint32_t staged[kRowTile * kOrientationBins + kRowTile / kRowItems];
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
@@ -197,19 +199,31 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
             Scan(scan_storage).ExclusiveSum(local, run, total);
             run = run + carry;
             carry = carry + total;
+            // Through shared memory, so that each store instruction of a warp writes 32 consecutive
+            // points (a thread's own 4 points are 64 bytes apart per plane otherwise: half-sector
+            // writes that made this pass L2-bound).
 #pragma unroll
             for (int j = 0; j < kRowItems; ++j) {
 #pragma unroll
-                for (int k = 0; k < kOrientationBins; ++k) run.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
-                const int x = x0 + j;
-                if (x < W) {
-                    const long long p = base + x + 1;
-                    A[p] = make_uint4(run.b[0], run.b[1], run.b[2], run.b[3]);
-                    B[p] = make_uint4(run.b[4], run.b[5], run.b[6], run.b[7]);
-                    C[p] = run.b[8];
+                for (int k = 0; k < kOrientationBins; ++k) {
+                    run.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
+                    const int q = threadIdx.x * kRowItems + j;
+                    staged[q * kOrientationBins + q / kRowItems + k] = run.b[k];
                 }
             }
-            __syncthreads();  // scan_storage is reused by the next tile
+            __syncthreads();
+#pragma unroll
+            for (int j = 0; j < kRowItems; ++j) {
+                const int q = j * kRowThreads + threadIdx.x, x = tile + q;
+                if (x < W) {
+                    const std::uint32_t* v = staged + q * kOrientationBins + q / kRowItems;
+                    const long long p = base + x + 1;
+                    A[p] = make_uint4(v[0], v[1], v[2], v[3]);
+                    B[p] = make_uint4(v[4], v[5], v[6], v[7]);
+                    C[p] = v[8];
+                }
+            }
+            __syncthreads();  // scan_storage and staged are reused by the next tile
         }
     }
 }
