@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the small GPU-machine build (CUDA on, OpenCV codecs off: PGM/PPM only) and packs it with
+# the libraries it needs and a few PennFudan photos (as PPM) into .bundle/gpu.tar.xz, the one path
+# a device run carries. Run from the repository root on the build machine:
+#   bash experiments/gpu/bundle.sh            then, on the GPU machine:  bash experiments/gpu/device_run.sh
+set -euo pipefail
+data=${CASCADEKIT_DATA:-../shared/data}
+bash .ci/build build-gpu -DCASCADEKIT_CUDA=ON -DCASCADEKIT_TOOLS_CODECS=OFF
+rm -rf .bundle/gpu .bundle/data .bundle/gpu.tar.xz
+# gpu-bundle warns above 60 MiB uncompressed; the xz archive that travels is about 20 MiB.
+../shared/tools/gpu-bundle .bundle/gpu build-gpu/tests/gpu_test build-gpu/tests/trainer_test \
+    build-gpu/tools/cascade build-gpu/experiments/opencv_hog_peer || true
+test -x .bundle/gpu/bin/gpu_test
+mkdir -p .bundle/data/PennFudanPed/PNGImages
+/usr/bin/python3 - "$data/PennFudanPed/PNGImages" .bundle/data <<'PY'
+import os, sys
+import matplotlib.image as mpimg
+src, out = sys.argv[1], sys.argv[2]
+names = sorted(n for n in os.listdir(src) if n.endswith(".png"))[:6]
+for i, n in enumerate(names):
+    a = mpimg.imread(os.path.join(src, n))          # float in [0, 1] for 8-bit PNG
+    rgb = (a[..., :3] * 255 + 0.5).astype("uint8")
+    h, w = rgb.shape[:2]
+    for path in [os.path.join(out, "PennFudanPed", "PNGImages", n[:-4] + ".ppm")] + ([os.path.join(out, "bench-frame.ppm")] if i == 0 else []):
+        with open(path, "wb") as f:
+            f.write(b"P6\n%d %d\n255\n" % (w, h) + rgb.tobytes())
+PY
+tar -C .bundle -cJf .bundle/gpu.tar.xz gpu data
+ls -l .bundle/gpu.tar.xz

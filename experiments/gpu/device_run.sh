@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repository root, after experiments/gpu/bundle.sh made
+# .bundle/gpu.tar.xz here (the device tool carries it): the gpu tests, the trainer tests, both
+# compute-sanitizer tools, and the benchmark. Logs and the Markdown tables go to ${OUT:-out}.
+set -uo pipefail
+out=${OUT:-out}
+mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
+export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD CASCADEKIT_SCRATCH=/tmp/scratch
+B=/tmp/b/gpu/bin
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+timeout 150 $B/gpu_test > "$out/gpu_test.log" 2>&1; echo "gpu_test rc=$?"
+grep -E "^\[  |mining:" "$out/gpu_test.log"
+echo "comparisons: $(grep -c 'differences near' "$out/gpu_test.log"), with differences: $(grep 'differences near' "$out/gpu_test.log" | grep -vc ' 0 differences')"
+timeout 60 $B/trainer_test > "$out/trainer_test.log" 2>&1; echo "trainer_test rc=$?"; tail -1 "$out/trainer_test.log"
+timeout 220 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_test > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"
+grep -E "PASSED|ERROR SUMMARY" "$out/memcheck.log"
+# racecheck is slow: the tests that run every kernel on small and large frames.
+timeout 250 compute-sanitizer --tool racecheck --error-exitcode 9 $B/gpu_test \
+    --gtest_filter='GpuFeatures.*:GpuDetector.Compaction*:GpuDetector.Many*:GpuDetector.Rejects*' > "$out/racecheck.log" 2>&1
+echo "racecheck rc=$?"; grep -E "PASSED|RACECHECK SUMMARY" "$out/racecheck.log"
+timeout 300 $B/cascade bench detect --model experiments/models/inria-hog-cascade.h5 --frame /tmp/b/data/bench-frame.ppm \
+    --peer $B/opencv_hog_peer --out "$out/gpu-bench.md" > "$out/bench.log" 2>&1; echo "bench rc=$?"
+grep -A12 "Table 7-1" "$out/gpu-bench.md" | tail -6
