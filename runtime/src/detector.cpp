@@ -38,6 +38,13 @@ bool parse_backend(const std::string& text, Backend& out) {
     return false;
 }
 
+std::vector<DetectResult> Detector::detect_batch(const std::vector<ImageView>& images, int /*in_flight*/) {
+    std::vector<DetectResult> out;
+    out.reserve(images.size());
+    for (const ImageView& im : images) out.push_back(detect(im));
+    return out;
+}
+
 std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const DetectParams& params, Backend backend) {
     validate_model(model);
     validate(params);

@@ -1,6 +1,7 @@
 #include "cascadekit/trainer/trainer.hpp"
 
 #include <sys/resource.h>
+#include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/task_arena.h>
 #include <tbb/parallel_for.h>
@@ -84,20 +85,34 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
         p.finished = finished;
         observer.on_mining(p);
     };
-    tbb::parallel_for(std::size_t{0}, images.size(), [&](std::size_t i) {
-        if (images[i].width < model.window_width || images[i].height < model.window_height) {
-            ++done;
-            return;
+    // Chunks of images per task: the CUDA backend keeps a chunk's frames in flight on its streams
+    // (detect_batch); the CPU backend runs them in turn, each with its own parallel loop.
+    constexpr std::size_t kChunk = 8;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, images.size(), kChunk), [&](const tbb::blocked_range<std::size_t>& range) {
+        std::vector<std::size_t> index;
+        std::vector<ImageView> views;
+        for (std::size_t i = range.begin(); i < range.end(); ++i) {
+            if (images[i].width < model.window_width || images[i].height < model.window_height) {
+                ++done;
+                continue;
+            }
+            index.push_back(i);
+            views.push_back(images[i].view());
         }
         // Isolated: while this thread waits in the detector's own parallel loop it must not take
-        // another image's task, which would reuse this thread's (busy) detector.
-        const DetectResult r = tbb::this_task_arena::isolate([&] { return detectors.local()->detect(images[i].view()); });
-        for (const Detection& d : r.detections)
-            found[i].push_back({static_cast<std::uint32_t>(i), d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
-                                static_cast<std::int32_t>(std::lround(d.y / d.scale))});
-        windows += r.stats.windows_scanned;
-        fps += r.detections.size();
-        ++done;
+        // another chunk's task, which would reuse this thread's (busy) detector.
+        const std::vector<DetectResult> results =
+            tbb::this_task_arena::isolate([&] { return detectors.local()->detect_batch(views); });
+        for (std::size_t k = 0; k < index.size(); ++k) {
+            const std::size_t i = index[k];
+            const DetectResult& r = results[k];
+            for (const Detection& d : r.detections)
+                found[i].push_back({static_cast<std::uint32_t>(i), d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                                    static_cast<std::int32_t>(std::lround(d.y / d.scale))});
+            windows += r.stats.windows_scanned;
+            fps += r.detections.size();
+            ++done;
+        }
         std::unique_lock lock(observer_mutex, std::try_to_lock);
         if (lock.owns_lock() && Clock::now() - last > std::chrono::seconds(2)) {
             last = Clock::now();

@@ -67,7 +67,7 @@ public:
     DetectResult detect(const ImageView& image) override;
     // Many frames (bulk processing, mining): up to `slots` frames in flight on their own streams
     // and buffers; results in input order. All images may differ in size.
-    std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int slots = 4);
+    std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int slots = 4) override;
     // One frame with events between the steps (no graph), for benchmarks.
     CudaStepTimes profile(const ImageView& image);
     // The integral histogram of pyramid level `level` of the last frame, in the CPU layout

@@ -74,6 +74,10 @@ public:
     // Requires: a valid image (see validate(ImageView)). Throws DetectError when no pyramid level
     // fits the window (the image, scaled by 1/min_scale, is smaller than the window).
     virtual DetectResult detect(const ImageView& image) = 0;
+    // Many images (bulk processing, bootstrapping), results in input order, each equal to
+    // detect()'s. The CUDA backend keeps up to `in_flight` frames on their own streams; the
+    // default runs them in turn.
+    virtual std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int in_flight = 4);
     virtual std::string backend_name() const = 0;
     virtual const CascadeModel& model() const = 0;
     virtual const DetectParams& params() const = 0;
