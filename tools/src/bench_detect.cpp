@@ -77,7 +77,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
         Backend backend = Backend::Auto;
         if (!parse_backend(o.backend, backend)) throw std::runtime_error("bad --backend " + o.backend);
         const CascadeModel model = load_model(o.model);
-        bool gpu = false;
+        [[maybe_unused]] bool gpu = false;  // set only in CUDA builds
 #if CASCADEKIT_HAVE_CUDA
         std::string why;
         gpu = backend != Backend::Cpu && cuda_available(&why);
