@@ -5,7 +5,7 @@
 // Per frame, on the detector's stream and without allocating after the first frame of a size:
 //   upload   the raw frame from a pinned host buffer;
 //   gray     BT.601 fixed-point luma (the same integers as to_gray);
-//   rows     one block per (level, row) over all levels at once: fixed-point bilinear resampling
+//   rows     one block per (level, 4 rows), all levels in one launch: fixed-point bilinear resampling
 //            of the level rows it needs, [-1 0 1] gradients, orientation bin and quantised
 //            magnitude computed as features/gradient.cpp does (same double operations), and a
 //            block-wide scan along the row;
