@@ -298,8 +298,13 @@ TEST(GpuDetector, ManyAcceptedWindowsComeBackBeyondTheInGraphCopy) {
 TEST(GpuDetector, RejectsWhatItCannotRun) {
     REQUIRE_GPU();
     CudaDetector gpu(bar_model(), DetectParams{});
-    const GrayImage small = blobby_image(63, 200, 1);
+    const GrayImage small = blobby_image(63, 200, 1), fine = blobby_image(640, 480, 2);
+    const DetectResult before = gpu.detect(fine.view());
     EXPECT_THROW(gpu.detect(small.view()), DetectError);
+    // The failed frame leaves the detector serving its current size.
+    const DetectResult after = gpu.detect(fine.view());
+    EXPECT_EQ(before.detections, after.detections);
+    EXPECT_EQ(after.detections, CpuDetector(bar_model(), DetectParams{}).detect(fine.view()).detections);
     const CascadeModel lbp = random_model(3, 1, 2, 4);
     EXPECT_THROW(CudaDetector(lbp, DetectParams{}), DetectError);
     EXPECT_EQ(Detector::create(lbp, DetectParams{}, Backend::Auto)->backend_name(), "cpu");

@@ -579,20 +579,19 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
              std::size_t n_stages, const CudaOptions& options) {
     const bool same = s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order;
     if (same) return;
+    const int ww = model.window_width, wh = model.window_height;
+    std::vector<PyramidLevel> plan =
+        plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale);
+    if (plan.empty())  // before touching the slot, which keeps serving its current size
+        throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                          " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
+                          " at scale " + std::to_string(params.min_scale) + " (a min scale below 1 upscales the image)");
     if (s.graph) {
         CK(cudaGraphExecDestroy(s.graph));
         s.graph = nullptr;
     }
-    const int ww = model.window_width, wh = model.window_height;
-    s.plan = plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale);
-    if (s.plan.empty())
-        throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                          " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
-                          " at scale " + std::to_string(params.min_scale) + " (a min scale below 1 upscales the image)");
-    s.width = image.width;
-    s.height = image.height;
-    s.channels = image.channels;
-    s.order = image.order;
+    s.width = -1;  // invalid until every buffer below is sized (an allocation may throw)
+    s.plan = std::move(plan);
     s.levels.clear();
     std::vector<AxisEntry> xt, yt;
     long long points = 0, windows = 0;
@@ -683,6 +682,10 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.d_cub.reserve(s.cub_bytes);
     }
     CK(cudaStreamSynchronize(st));  // the tables' host vectors go out of scope
+    s.width = image.width;
+    s.height = image.height;
+    s.channels = image.channels;
+    s.order = image.order;
     const std::size_t smem = (kRowsPerBlock + 2) * static_cast<std::size_t>(max_w);
     if (smem > 48 * 1024)
         CK(cudaFuncSetAttribute(row_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
