@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cascadekit/io/pnm.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "test_support.hpp"
 
@@ -15,16 +16,8 @@ namespace cascadekit::test {
 namespace fs = std::filesystem;
 
 inline GrayImage read_pgm(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::string magic;
-    int w = 0, h = 0, maxv = 0;
-    in >> magic >> w >> h >> maxv;
-    in.get();
-    if (magic != "P5" || w <= 0 || h <= 0) throw std::runtime_error(p.string() + ": not a PGM file");
-    GrayImage g(w, h);
-    in.read(reinterpret_cast<char*>(g.pixels.data()), static_cast<std::streamsize>(g.pixels.size()));
-    if (!in) throw std::runtime_error(p.string() + ": truncated PGM");
-    return g;
+    const PnmImage pnm = read_pnm(p);  // throws naming the file
+    return to_gray(pnm.view());
 }
 
 // 80×144 crops (8-px margin) of a bright bar on textured background, with jitter in width,

@@ -8,7 +8,6 @@
 #include <cstring>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_select.cuh>
-#include <numeric>
 #include <string>
 #include <thrust/iterator/counting_iterator.h>
 #include <vector>
@@ -30,7 +29,7 @@ namespace {
         const cudaError_t ck_err_ = (call);                            \
         if (ck_err_ != cudaSuccess) cuda_fail(ck_err_, #call, __FILE__, __LINE__); \
     } while (0)
-#define CK_LAUNCH(name) CK(cudaGetLastError())
+#define CK_LAUNCH() CK(cudaGetLastError())  // after a kernel launch
 
 constexpr int kThreads = 256;
 constexpr std::uint32_t kFullMask = 0xffffffffu;
@@ -424,41 +423,36 @@ __global__ void gather_kernel(const std::uint32_t* __restrict__ ids, const std::
 // ---------------------------------------------------------------------------------------------
 // Host side
 // ---------------------------------------------------------------------------------------------
-template <class T>
-struct DeviceBuffer {
+// Device (cudaMalloc) or pinned host (cudaMallocHost) memory that only grows.
+struct DeviceMemory {
+    static cudaError_t alloc(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+    static void release(void* p) { cudaFree(p); }
+};
+struct PinnedMemory {
+    static cudaError_t alloc(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+    static void release(void* p) { cudaFreeHost(p); }
+};
+template <class T, class Memory>
+struct Buffer {
     T* p = nullptr;
     std::size_t n = 0;
-    DeviceBuffer() = default;
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() { cudaFree(p); }
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() { Memory::release(p); }
     void reserve(std::size_t count) {
         if (count <= n) return;
-        cudaFree(p);
+        Memory::release(p);
         p = nullptr;
         n = 0;
-        CK(cudaMalloc(&p, std::max<std::size_t>(count, 1) * sizeof(T)));
+        CK(Memory::alloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(count, 1) * sizeof(T)));
         n = count;
     }
 };
-
 template <class T>
-struct PinnedBuffer {
-    T* p = nullptr;
-    std::size_t n = 0;
-    PinnedBuffer() = default;
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    ~PinnedBuffer() { cudaFreeHost(p); }
-    void reserve(std::size_t count) {
-        if (count <= n) return;
-        cudaFreeHost(p);
-        p = nullptr;
-        n = 0;
-        CK(cudaMallocHost(&p, std::max<std::size_t>(count, 1) * sizeof(T)));
-        n = count;
-    }
-};
+using DeviceBuffer = Buffer<T, DeviceMemory>;
+template <class T>
+using PinnedBuffer = Buffer<T, PinnedMemory>;
 
 int blocks_for(std::size_t n, int threads = kThreads) { return static_cast<int>(std::max<std::size_t>((n + threads - 1) / threads, 1)); }
 
@@ -642,18 +636,18 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.d_A.reserve(s.n_points);
     s.d_B.reserve(s.n_points);
     s.d_C.reserve(s.n_points);
-    const int fill = options.poison ? 0xFF : 0;
-    CK(cudaMemsetAsync(s.d_A.p, fill, s.n_points * sizeof(uint4), st));
-    CK(cudaMemsetAsync(s.d_B.p, fill, s.n_points * sizeof(uint4), st));
-    CK(cudaMemsetAsync(s.d_C.p, fill, s.n_points * sizeof(std::uint32_t), st));
-    // Row 0 of every level stays zero: the row pass writes rows 1..h only.
+    if (options.poison) {
+        CK(cudaMemsetAsync(s.d_A.p, 0xFF, s.n_points * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_B.p, 0xFF, s.n_points * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_C.p, 0xFF, s.n_points * sizeof(std::uint32_t), st));
+    }
+    // Row 0 of every level stays zero: the row pass writes every other point, every frame.
     for (const DevLevel& L : s.levels) {
         CK(cudaMemsetAsync(s.d_A.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
         CK(cudaMemsetAsync(s.d_B.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
         CK(cudaMemsetAsync(s.d_C.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t), st));
     }
     for (auto& b : s.d_ids) b.reserve(s.n_windows);
-    s.d_flags.reserve(s.n_windows);
     s.d_win_score.reserve(s.n_windows);
     s.d_win_stage.reserve(s.n_windows);
     s.d_counts.reserve(n_stages);
@@ -670,9 +664,10 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         CK(cudaMemsetAsync(s.d_win_score.p, 0xFF, s.d_win_score.n * sizeof(float), st));
         CK(cudaMemsetAsync(s.d_win_stage.p, 0xFF, s.d_win_stage.n * sizeof(std::int16_t), st));
         CK(cudaMemsetAsync(s.d_out.p, 0xFF, s.d_out.n * sizeof(OutEntry), st));
-        CK(cudaMemsetAsync(s.d_flags.p, 0xFF, s.d_flags.n, st));
     }
     if (options.compaction == Compaction::CubSelect) {
+        s.d_flags.reserve(s.n_windows);
+        if (options.poison) CK(cudaMemsetAsync(s.d_flags.p, 0xFF, s.d_flags.n, st));
         std::size_t a = 0, b = 0;
         CK(cub::DeviceSelect::Flagged(nullptr, a, thrust::counting_iterator<std::uint32_t>(0), s.d_flags.p, s.d_ids[0].p,
                                       s.d_counts.p, static_cast<int>(s.n_windows)));
@@ -713,16 +708,16 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
     record_event(ev, st);
     gray_kernel<<<blocks_for(n_pixels), kThreads, 0, st>>>(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels,
                                                            s.order == ChannelOrder::BGR ? 1 : 0);
-    CK_LAUNCH(gray_kernel);
+    CK_LAUNCH();
     record_event(ev, st);
     const int n_levels = static_cast<int>(s.levels.size());
     row_pass_kernel<<<s.total_rows, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(s.max_width), st>>>(
         s.d_gray.p, s.width, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, orientation_boundaries(), s.d_A.p, s.d_B.p, s.d_C.p);
-    CK_LAUNCH(row_pass_kernel);
+    CK_LAUNCH();
     record_event(ev, st);
     column_pass_kernel<<<blocks_for(3 * static_cast<std::size_t>(s.total_cols)), kThreads, 0, st>>>(
         s.d_levels.p, n_levels, s.total_cols, s.d_A.p, s.d_B.p, s.d_C.p);
-    CK_LAUNCH(column_pass_kernel);
+    CK_LAUNCH();
     record_event(ev, st);
     CK(cudaMemsetAsync(s.d_counts.p, 0, n_stages * sizeof(std::uint32_t), st));
     const int sms = impl.sms;
@@ -756,7 +751,7 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
         const int grid = std::min(blocks_for(work), k == 0 ? blocks_for(work) : sms * 8);
         if (warp) stage_warp_kernel<<<grid, kThreads, 0, st>>>(a);
         else stage_thread_kernel<<<grid, kThreads, 0, st>>>(a);
-        CK_LAUNCH(stage_kernel);
+        CK_LAUNCH();
         if (a.flags) {
             std::size_t bytes = s.cub_bytes;
             if (k == 0)
@@ -771,14 +766,10 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
             ev->stage_event.push_back(ev->n - 1);
         }
     }
-    if (n_stages == 0) {  // a cascade of no stages accepts every window (collect lists them)
-        record_event(ev, st);
-        return;
-    }
     const std::uint32_t* final_ids = s.d_ids[(n_stages - 1) % 2].p;
     gather_kernel<<<std::min(blocks_for(kOutInGraph), sms * 4), kThreads, 0, st>>>(final_ids, s.d_counts.p + (n_stages - 1),
                                                                                     s.d_win_score.p, s.d_out.p);
-    CK_LAUNCH(gather_kernel);
+    CK_LAUNCH();
     CK(cudaMemcpyAsync(s.h_counts.p, s.d_counts.p, n_stages * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
     CK(cudaMemcpyAsync(s.h_out.p, s.d_out.p, std::min<std::size_t>(kOutInGraph, s.n_windows) * sizeof(OutEntry),
                        cudaMemcpyDeviceToHost, st));
@@ -832,8 +823,9 @@ DetectResult collect(Slot& s, const CudaDetector::Impl& impl, const CascadeModel
         in = out;
     }
     const int ww = model.window_width, wh = model.window_height;
+    // Ids come in increasing order (below), so the level only moves forward.
+    std::size_t li = 0;
     auto window = [&](std::uint32_t id, float score, int passed) {
-        std::size_t li = 0;
         while (li + 1 < s.levels.size() && static_cast<std::uint64_t>(s.levels[li + 1].win0) <= id) ++li;
         const DevLevel& L = s.levels[li];
         const int local = static_cast<int>(id - L.win0);
@@ -841,11 +833,6 @@ DetectResult collect(Slot& s, const CudaDetector::Impl& impl, const CascadeModel
         const double sc = s.plan[li].scale;
         return Detection{x * sc, y * sc, ww * sc, wh * sc, score, static_cast<int>(li), sc, passed};
     };
-    if (n_stages == 0) {  // every window accepted, score 0, as evaluate_window gives
-        r.detections.reserve(s.n_windows);
-        for (std::uint32_t id = 0; id < s.n_windows; ++id) r.detections.push_back(window(id, 0.0f, 0));
-        return r;
-    }
     if (params.keep_rejected) {
         r.detections.reserve(s.n_windows);
         for (std::uint32_t id = 0; id < s.n_windows; ++id)
@@ -856,10 +843,10 @@ DetectResult collect(Slot& s, const CudaDetector::Impl& impl, const CascadeModel
     if (accepted > kOutInGraph)
         CK(cudaMemcpy(s.h_out.p + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
                       cudaMemcpyDeviceToHost));
-    std::vector<OutEntry> out(s.h_out.p, s.h_out.p + accepted);
-    std::sort(out.begin(), out.end(), [](const OutEntry& a, const OutEntry& b) { return a.id < b.id; });
-    r.detections.reserve(out.size());
-    for (const OutEntry& e : out) r.detections.push_back(window(e.id, e.score, static_cast<int>(n_stages)));
+    OutEntry* out = s.h_out.p;  // in survivor order; sorted by id, it is the CPU's order
+    std::sort(out, out + accepted, [](const OutEntry& a, const OutEntry& b) { return a.id < b.id; });
+    r.detections.reserve(accepted);
+    for (std::uint32_t i = 0; i < accepted; ++i) r.detections.push_back(window(out[i].id, out[i].score, static_cast<int>(n_stages)));
     return r;
 }
 
