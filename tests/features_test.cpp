@@ -456,3 +456,71 @@ TEST(Pyramid, BilinearMatchesReference) {
     resample_bilinear(one, 0.25, 4, 4, out);
     for (auto p : out.pixels) EXPECT_EQ(p, 42);
 }
+
+TEST(Pyramid, LevelsReadTheOctaveBelowTheirScale) {
+    EXPECT_EQ(octave_of(0.5), 0);
+    EXPECT_EQ(octave_of(1.0), 0);
+    EXPECT_EQ(octave_of(1.999), 0);
+    EXPECT_EQ(octave_of(2.0), 1);
+    EXPECT_EQ(octave_of(3.9), 1);
+    EXPECT_EQ(octave_of(4.0), 2);
+    EXPECT_EQ(octave_of(1.2 * 1.2 * 1.2 * 1.2 * 1.2 * 1.2 * 1.2 * 1.2), 2);  // 4.30
+    for (const PyramidLevel& l : plan_pyramid(1280, 960, 64, 128, 1.05)) {
+        EXPECT_EQ(l.octave, octave_of(l.scale));
+        EXPECT_GE(octave_scale(l), 1.0);
+        EXPECT_LT(octave_scale(l), 2.0);
+        const PyramidLevel again = pyramid_level(1280, 960, l.scale);
+        EXPECT_EQ(again.width, l.width);
+        EXPECT_EQ(again.height, l.height);
+    }
+}
+
+TEST(Pyramid, HalvingAveragesTwoByTwoBlocks) {
+    const GrayImage src = blobby_image(9, 7, 5);  // odd sizes: the last column and row are dropped
+    GrayImage half;
+    halve(src, half);
+    ASSERT_EQ(half.width, 4);
+    ASSERT_EQ(half.height, 3);
+    for (int v = 0; v < 3; ++v)
+        for (int u = 0; u < 4; ++u) {
+            const int sum = src.at(2 * u, 2 * v) + src.at(2 * u + 1, 2 * v) + src.at(2 * u, 2 * v + 1) + src.at(2 * u + 1, 2 * v + 1);
+            EXPECT_EQ(half.at(u, v), (sum + 2) / 4);
+        }
+    EXPECT_THROW(halve(constant_image(1, 5, 0), half), std::invalid_argument);
+    Octaves oct;
+    EXPECT_THROW(oct.get(0), std::invalid_argument);
+    const GrayImage big = blobby_image(64, 40, 6);
+    oct.reset(big);
+    EXPECT_EQ(&oct.get(0), &big);
+    const GrayImage& o2 = oct.get(2);  // builds octave 1 on the way
+    GrayImage h1, h2;
+    halve(big, h1);
+    halve(h1, h2);
+    EXPECT_EQ(oct.get(1).pixels, h1.pixels);
+    EXPECT_EQ(o2.pixels, h2.pixels);
+    EXPECT_EQ(&oct.get(2), &o2);  // references stay valid while deeper octaves are built
+    oct.get(3);
+    EXPECT_EQ(&oct.get(2), &o2);
+}
+
+// Stripes one pixel wide average to mid-gray over any area; a level shrunk by 3 must show that,
+// not the stripes aliased into a coarser pattern (plain bilinear from the input, which reads 2 of
+// every 3 columns, does).
+TEST(Pyramid, OctaveLevelsDoNotAliasFineStripes) {
+    GrayImage stripes(300, 240);
+    for (int y = 0; y < 240; ++y)
+        for (int x = 0; x < 300; ++x) stripes.at(x, y) = (x % 2) ? 255 : 0;
+    const PyramidLevel l = pyramid_level(300, 240, 3.0);
+    ASSERT_EQ(l.octave, 1);
+    Octaves oct;
+    oct.reset(stripes);
+    GrayImage level, plain;
+    resample_level(oct, l, level);
+    resample_bilinear(stripes, 3.0, l.width, l.height, plain);
+    auto spread = [](const GrayImage& g) {
+        const auto [lo, hi] = std::minmax_element(g.pixels.begin(), g.pixels.end());
+        return int(*hi) - int(*lo);
+    };
+    EXPECT_LE(spread(level), 2);  // 2x2 averages are 127.5 → 128 everywhere
+    EXPECT_GE(spread(plain), 200);
+}

@@ -190,9 +190,11 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
         EXPECT_EQ(gpu.last_gray(), gray.pixels);
         const auto levels = plan_pyramid(k.w, k.h, 64, 128, p.scale_step, p.min_scale, p.max_scale);
         ASSERT_FALSE(levels.empty());
+        Octaves octaves;
+        octaves.reset(gray);
         for (std::size_t li = 0; li < levels.size(); ++li) {
             GrayImage level;
-            resample_bilinear(gray, levels[li].scale, levels[li].width, levels[li].height, level);
+            resample_level(octaves, levels[li], level);
             IntegralHistogram ih;
             ih.compute(level);
             int w = 0, h = 0;

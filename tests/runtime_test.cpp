@@ -24,6 +24,7 @@ DetectResult detect(const CascadeModel& m, const GrayImage& img, DetectParams p 
 struct RefWindow {
     int rejected_at = -1;
     double min_margin = 1e30;  // smallest |decision quantity| met (learner margin or stage score)
+    double cleared = 0;        // sum of the passed stages' scores (an accepted window's score)
 };
 
 RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const GradientField& g, int wx, int wy) {
@@ -79,6 +80,7 @@ RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const Gr
             out.rejected_at = static_cast<int>(s);
             return out;
         }
+        out.cleared += score;
     }
     return out;
 }
@@ -197,8 +199,10 @@ TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
         std::vector<std::uint64_t> rejected(m.stages.size(), 0);
         std::size_t next = 0;
         GrayImage level;
+        Octaves octaves;
+        octaves.reset(img);
         for (const auto& l : plan_pyramid(img.width, img.height, 64, 128, p.scale_step)) {
-            resample_bilinear(img, l.scale, l.width, l.height, level);
+            resample_level(octaves, l, level);
             const GradientField g = compute_gradients(level);
             for (int y = 0; y + 128 <= l.height; y += p.stride)
                 for (int x = 0; x + 64 <= l.width; x += p.stride) {
@@ -206,6 +210,9 @@ TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
                     const RefWindow ref = reference_window(m, level, g, x, y);
                     const bool ours_accepted = next < r.detections.size() && r.detections[next].x == x * l.scale &&
                                                r.detections[next].y == y * l.scale && r.detections[next].scale == l.scale;
+                    if (ours_accepted && ref.rejected_at < 0) {  // score: the sum of every stage's margin
+                        EXPECT_NEAR(r.detections[next].score, ref.cleared, 1e-3 * (1.0 + std::abs(ref.cleared)));
+                    }
                     if (ours_accepted) ++next;
                     if (ref.rejected_at < 0) ++accepted;
                     else ++rejected[static_cast<std::size_t>(ref.rejected_at)];

@@ -1,10 +1,13 @@
 // The peer detector: OpenCV's HOGDescriptor with its default people detector (Dalal & Triggs'
 // INRIA SVM), run through cascadekit's evaluation by writing our formats.
 //
-//   opencv_hog_peer detect --json OUT.json [--scale-step F] [--stride N] [--pad F] LIST.txt|IMAGE...
+//   opencv_hog_peer detect --json OUT.json [--scale-step F] [--stride N] [--pad F] [--group N] LIST.txt|IMAGE...
 //       detectMultiScale with OpenCV's own grouping; boxes are 64x128 windows in input pixels, as
 //       `cascade detect` writes them, so `cascade eval --detections` applies the same box rule.
 //       --pad F adds F × image height of replicated border first, as `cascade eval --pad` does.
+//       --group N is detectMultiScale's finalThreshold (default 2: clusters of at least 3 windows,
+//       scored by their best window); 0 writes every window scoring above 0, unfused, for
+//       `cascade eval --detections … --fuse-detections`.
 //   opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT.json [--scale-step F] [--stride N]
 //       the SVM score of every held-out positive window (centred in its crop) and of every window
 //       scanned over the negative images (pyramid by cv::resize, floor(size/scale)), for
@@ -75,7 +78,7 @@ void write(const std::string& file, const nlohmann::json& j) {
 }
 
 int usage() {
-    std::fprintf(stderr, "usage: opencv_hog_peer detect --json OUT [--scale-step F] [--stride N] INPUT...\n"
+    std::fprintf(stderr, "usage: opencv_hog_peer detect --json OUT [--scale-step F] [--stride N] [--pad F] [--group N] INPUT...\n"
                          "       opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT [--scale-step F] [--stride N]\n"
                          "       opencv_hog_peer time --threads N --repeats R [--scale-step F] [--stride N] IMAGE\n");
     return 1;
@@ -87,7 +90,7 @@ int main(int argc, char** argv) {
     const std::string mode = argv[1];
     std::string json, positives, negatives;
     double scale_step = 1.2, pad = 0.0;
-    int stride = 8, threads = 1, repeats = 5;
+    int stride = 8, threads = 1, repeats = 5, group = 2;
     std::vector<std::string> inputs;
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
@@ -101,6 +104,7 @@ int main(int argc, char** argv) {
             else if (a == "--negatives") negatives = value();
             else if (a == "--scale-step") scale_step = std::stod(value());
             else if (a == "--stride") stride = std::stoi(value());
+            else if (a == "--group") group = std::stoi(value());
             else if (a == "--pad") pad = std::stod(value());
             else if (a == "--threads") threads = std::stoi(value());
             else if (a == "--repeats") repeats = std::stoi(value());
@@ -124,7 +128,7 @@ int main(int argc, char** argv) {
                 cv::copyMakeBorder(raw, img, p, p, p, p, cv::BORDER_REPLICATE);
                 std::vector<cv::Rect> found;
                 std::vector<double> weights;
-                hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(0, 0), scale_step, 2.0, false);
+                hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(0, 0), scale_step, group, false);
                 nlohmann::json dets = nlohmann::json::array();
                 for (std::size_t k = 0; k < found.size(); ++k)
                     dets.push_back({{"x", found[k].x - p}, {"y", found[k].y - p}, {"w", found[k].width}, {"h", found[k].height},

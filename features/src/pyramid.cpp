@@ -21,12 +21,61 @@ std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int wi
     for (int k = 0; k < kMaxLevels; ++k) {
         const double scale = first_scale * std::pow(step, k);
         if (max_scale > 0.0 && scale > max_scale * (1.0 + 1e-9)) break;
-        const int w = static_cast<int>(std::floor(image_width / scale + 1e-9));
-        const int h = static_cast<int>(std::floor(image_height / scale + 1e-9));
-        if (w < window_width || h < window_height) break;
-        levels.push_back({scale, w, h});
+        const PyramidLevel level = pyramid_level(image_width, image_height, scale);
+        if (level.width < window_width || level.height < window_height) break;
+        levels.push_back(level);
     }
     return levels;
+}
+
+PyramidLevel pyramid_level(int image_width, int image_height, double scale) {
+    PyramidLevel l;
+    l.scale = scale;
+    l.width = static_cast<int>(std::floor(image_width / scale + 1e-9));
+    l.height = static_cast<int>(std::floor(image_height / scale + 1e-9));
+    l.octave = octave_of(scale);
+    return l;
+}
+
+int octave_of(double scale) {
+    int k = 0;
+    while (k < 62 && std::ldexp(1.0, k + 1) <= scale) ++k;
+    return k;
+}
+
+double octave_scale(const PyramidLevel& level) { return std::ldexp(level.scale, -level.octave); }
+
+void halve(const GrayImage& src, GrayImage& dst) {
+    if (src.width < 2 || src.height < 2)
+        throw std::invalid_argument("cannot halve a " + std::to_string(src.width) + "x" + std::to_string(src.height) + " image");
+    dst.width = src.width / 2;
+    dst.height = src.height / 2;
+    dst.pixels.resize(static_cast<std::size_t>(dst.width) * dst.height);
+    for (int v = 0; v < dst.height; ++v) {
+        const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(2 * v) * src.width;
+        const std::uint8_t* r1 = r0 + src.width;
+        std::uint8_t* out = dst.pixels.data() + static_cast<std::size_t>(v) * dst.width;
+        for (int u = 0; u < dst.width; ++u)
+            out[u] = static_cast<std::uint8_t>((r0[2 * u] + r0[2 * u + 1] + r1[2 * u] + r1[2 * u + 1] + 2u) >> 2);
+    }
+}
+
+void Octaves::reset(const GrayImage& image) {
+    base_ = &image;
+    built_ = 0;
+}
+
+const GrayImage& Octaves::get(int k) {
+    if (!base_ || k < 0) throw std::invalid_argument("Octaves::get: no image, or a negative octave");
+    if (k == 0) return *base_;
+    if (halves_.size() < static_cast<std::size_t>(k)) halves_.resize(static_cast<std::size_t>(k));
+    for (; built_ < k; ++built_) halve(built_ == 0 ? *base_ : halves_[static_cast<std::size_t>(built_) - 1],
+                                       halves_[static_cast<std::size_t>(built_)]);
+    return halves_[static_cast<std::size_t>(k) - 1];
+}
+
+void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst) {
+    resample_bilinear(octaves.get(level.octave), octave_scale(level), level.width, level.height, dst);
 }
 
 namespace {

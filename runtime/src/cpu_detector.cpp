@@ -33,6 +33,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                           " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
                           " at scale " + std::to_string(params_.min_scale) +
                           " (a min scale below 1 upscales the image)");
+    octaves_.reset(gray_);
     DetectResult result;
     result.stats.rejected_per_stage.assign(model_.stages.size(), 0);
     result.stats.levels = static_cast<int>(levels.size());
@@ -42,7 +43,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         const PyramidLevel& level = levels[li];
         const GrayImage* img = &gray_;
         if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0) {
-            resample_bilinear(gray_, level.scale, level.width, level.height, level_image_);
+            resample_level(octaves_, level, level_image_);
             img = &level_image_;
         }
         if (needs_hog_) features_.hog.compute(*img);

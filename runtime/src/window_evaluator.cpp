@@ -18,6 +18,7 @@ float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const Integr
 
 WindowOutcome evaluate_window(const CascadeModel& model, const LevelFeatures& f, int x, int y) {
     WindowOutcome out;
+    float cleared = 0.0f;  // running sum of the passed stages' margins, in stage order (as on the GPU)
     for (std::size_t s = 0; s < model.stages.size(); ++s) {
         if (const auto* hog = std::get_if<HogSvmStage>(&model.stages[s])) {
             out.weak_evaluated += static_cast<std::uint32_t>(hog->learners.size());
@@ -26,6 +27,7 @@ WindowOutcome evaluate_window(const CascadeModel& model, const LevelFeatures& f,
                 out.rejected_at = static_cast<int>(s);
                 return out;
             }
+            cleared += out.score;
         } else {
             const auto& wb = std::get<WaldBoostLbpStage>(model.stages[s]);
             float h = 0.0f;
@@ -44,8 +46,10 @@ WindowOutcome evaluate_window(const CascadeModel& model, const LevelFeatures& f,
                 out.rejected_at = static_cast<int>(s);
                 return out;
             }
+            cleared += out.score;
         }
     }
+    out.score = cleared;
     return out;
 }
 

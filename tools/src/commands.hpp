@@ -36,6 +36,7 @@ struct TrainCommandOptions {
 int run_train(const TrainCommandOptions& options);
 
 struct EvalOptions {
+    bool fuse_detections = false;  // --detections holds raw windows: fuse them as --fuse says
     std::string model, window_scores, detections;  // exactly one: what is evaluated
     std::string config = "configs/inria-hog-cascade.yaml";  // data and held-out split
     std::string fppw, rejection, fppi;               // CSV outputs; each asks for that evaluation

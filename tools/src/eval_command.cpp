@@ -132,6 +132,7 @@ int run_eval(const EvalOptions& o) {
         DetectParams params;
         params.stride = o.stride;
         params.scale_step = o.scale_step;
+        if (const char* ms = std::getenv("CK_MINSCALE")) params.min_scale = std::atof(ms);  // PROTO
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
 
@@ -208,12 +209,23 @@ int run_eval(const EvalOptions& o) {
                 const auto j = read_json(o.detections);
                 std::map<std::string, std::size_t> by_stem;
                 for (std::size_t i = 0; i < images.size(); ++i) by_stem[images[i].stem().string()] = i;
+                const CascadeModel shape;  // the default 64x128 window: the raw windows' shape at scale 1
                 for (const auto& im : j.at("images")) {
                     const auto it = by_stem.find(fs::path(im.at("path").get<std::string>()).stem().string());
                     if (it == by_stem.end()) continue;
-                    for (const auto& d : im.at("detections"))
-                        truth[it->second].detections.push_back(
-                            {person_box(d.at("x"), d.at("y"), d.at("w"), d.at("h")), d.at("score").get<double>()});
+                    std::vector<Detection> dets;
+                    for (const auto& d : im.at("detections")) {
+                        Detection det;
+                        det.x = d.at("x");
+                        det.y = d.at("y");
+                        det.w = d.at("w");
+                        det.h = d.at("h");
+                        det.score = d.at("score").get<float>();
+                        det.scale = det.h / shape.window_height;
+                        dets.push_back(det);
+                    }
+                    if (o.fuse_detections) dets = fuse(dets, shape.window_width, shape.window_height, o.fusion);
+                    for (const Detection& d : dets) truth[it->second].detections.push_back({person_box(d.x, d.y, d.w, d.h), d.score});
                 }
             } else {
                 throw std::runtime_error("--fppi needs --model or --detections");

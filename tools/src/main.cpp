@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
     eval->add_option("--window-scores", ev.window_scores,
                      "Evaluate another detector's window scores instead (JSON: positives, negatives, negative_windows)");
     eval->add_option("--detections", ev.detections, "Evaluate another detector's detections (cascade detect's JSON) for --fppi");
+    eval->add_flag("--fuse-detections", ev.fuse_detections,
+                   "--detections are raw 64x128-shaped windows (e.g. opencv_hog_peer detect --group 0): fuse them as --fuse says");
     eval->add_option("--config", ev.config, "Training configuration naming the data and the held-out split")->capture_default_str();
     eval->add_option("--fppw", ev.fppw, "Miss rate vs false positives per window on the held-out data, to this CSV");
     eval->add_option("--rejection", ev.rejection, "Per-stage rejection profile on the held-out negatives, to this CSV");

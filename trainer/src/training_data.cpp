@@ -64,17 +64,18 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayIma
         std::vector<std::size_t> idx = groups[g].second;
         std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return refs[a].scale < refs[b].scale; });
         GrayImage level;
+        Octaves octaves;
+        octaves.reset(img);
         IntegralHistogram ih;
         double current = -1;
         for (std::size_t i : idx) {
             const WindowRef& r = refs[i];
             if (r.scale != current) {
-                const int w = static_cast<int>(std::floor(img.width / r.scale + 1e-9));
-                const int h = static_cast<int>(std::floor(img.height / r.scale + 1e-9));
-                if (r.scale == 1.0 && w == img.width && h == img.height) {
+                const PyramidLevel l = pyramid_level(img.width, img.height, r.scale);  // as the detector plans it
+                if (r.scale == 1.0 && l.width == img.width && l.height == img.height) {
                     ih.compute(img);
                 } else {
-                    resample_bilinear(img, r.scale, w, h, level);
+                    resample_level(octaves, l, level);
                     ih.compute(level);
                 }
                 current = r.scale;

@@ -41,6 +41,8 @@ constexpr std::uint32_t kOutInGraph = 4096;
 // ---------------------------------------------------------------------------------------------
 struct DevLevel {
     int width, height;  // level pixels
+    long long src;      // first pixel of the octave image it is resampled from (in the gray buffer)
+    int src_w;          // that octave's width
     int pitch;          // integral-histogram points per row (width + 1)
     int cols, rows;     // windows
     int xtab, ytab;     // first entry of this level's resampling tables
@@ -105,6 +107,16 @@ __global__ void gray_kernel(const std::uint8_t* __restrict__ in, std::uint8_t* _
     gray[i] = static_cast<std::uint8_t>((kLumaR * r + kLumaG * p[1] + kLumaB * b + kLumaHalf) >> kLumaShift);
 }
 
+// Octave k+1 from octave k: 2×2 box average, rounded, floor sizes (features' halve()).
+__global__ void halve_kernel(const std::uint8_t* __restrict__ src, int sw, std::uint8_t* __restrict__ dst, int dw, int dh) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= dw * dh) return;
+    const int v = i / dw, u = i - v * dw;
+    const std::uint8_t* r0 = src + static_cast<std::size_t>(2 * v) * sw + 2 * u;
+    const std::uint8_t* r1 = r0 + sw;
+    dst[i] = static_cast<std::uint8_t>((r0[0] + r0[1] + r1[0] + r1[1] + 2u) >> 2);
+}
+
 __device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __restrict__ gray, int gw, AxisEntry tx, AxisEntry ty) {
     constexpr std::uint32_t one = 1u << kResampleBits;
     const std::uint8_t* r0 = gray + static_cast<std::size_t>(ty.i0) * gw;
@@ -138,13 +150,13 @@ __device__ __forceinline__ void bin_and_magnitude(int gx, int gy, const Orientat
     bin = b;
 }
 
-// One block per (level, 4 rows y0..y0+3): resample the level rows y0-1 .. y0+4 (clamped) into shared memory,
+// One block per (level, 4 rows y0..y0+3): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
 // bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
 // only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
 // tile: a serial prefix over them, one block-wide scan of the 9 bins per tile, then the writes
 // (a warp writes 128 consecutive points: whole 16-byte sectors).
 constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems, kRowsPerBlock = 4;
-__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, int gw,
+__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray,
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
                                                                 const AxisEntry* __restrict__ ytab,
@@ -163,7 +175,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     for (int r = 0; r < n_rows + 2; ++r) {
         const int yy = min(max(y0 - 1 + r, 0), H - 1);
         const AxisEntry ty = ytab[L.ytab + yy];
-        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray, gw, xtab[L.xtab + u], ty);
+        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
     }
     __syncthreads();
     for (int r = 0; r < n_rows; ++r) {
@@ -280,7 +292,7 @@ struct StageArgs {
     std::uint32_t* out_ids;
     std::uint32_t* out_count;
     std::uint8_t* flags;             // CubSelect: flags[i] for input position i; else nullptr
-    float* win_score;                // per window id: score of the deciding stage
+    float* win_score;                // per window id: see record()
     std::int16_t* win_stage;         // per window id: rejecting stage, or n_stages when accepted
 };
 
@@ -333,11 +345,12 @@ __device__ __forceinline__ void window_origin(const StageArgs& a, std::uint32_t 
     base = L.ih + static_cast<long long>(wy * a.stride) * L.pitch + wx * a.stride;
 }
 
+// win_score: a surviving window's running sum of its stages' margins (added in stage order, as
+// evaluate_window does), a rejected window's rejecting margin.
 __device__ __forceinline__ void record(const StageArgs& a, std::uint32_t id, float score, bool pass) {
-    if (!pass || a.stage_index == a.n_stages - 1) {
-        a.win_score[id] = score;
-        a.win_stage[id] = static_cast<std::int16_t>(pass ? a.n_stages : a.stage_index);
-    }
+    const float cleared = a.stage_index == 0 ? 0.0f : a.win_score[id];
+    a.win_score[id] = pass ? cleared + score : score;
+    if (!pass || a.stage_index == a.n_stages - 1) a.win_stage[id] = static_cast<std::int16_t>(pass ? a.n_stages : a.stage_index);
 }
 
 // Small stages: one thread per window; a warp appends its survivors with one atomicAdd.
@@ -466,6 +479,11 @@ struct Slot {
     ChannelOrder order = ChannelOrder::BGR;
     std::vector<PyramidLevel> plan;
     std::vector<DevLevel> levels;
+    struct Octave {
+        long long at;  // first pixel in d_gray (octave 0, the gray input, at 0)
+        int width, height;
+    };
+    std::vector<Octave> octaves;
     int total_rows = 0, total_cols = 0, max_width = 0;
     std::uint32_t n_windows = 0;
     std::size_t n_points = 0;
@@ -587,6 +605,12 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.width = -1;  // invalid until every buffer below is sized (an allocation may throw)
     s.plan = std::move(plan);
     s.levels.clear();
+    // Octaves 0 .. the deepest a level reads, one after another in d_gray.
+    s.octaves.assign(1, {0, image.width, image.height});
+    for (int k = 1; k <= s.plan.back().octave; ++k) {
+        const Slot::Octave& o = s.octaves.back();
+        s.octaves.push_back({o.at + static_cast<long long>(o.width) * o.height, o.width / 2, o.height / 2});
+    }
     std::vector<AxisEntry> xt, yt;
     long long points = 0, windows = 0;
     int rows = 0, cols = 0, max_w = 0;
@@ -603,8 +627,11 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         L.col0 = cols;
         L.ih = points;
         L.win0 = windows;
-        const ResampleAxis ax = resample_axis(pl.width, image.width, pl.scale);
-        const ResampleAxis ay = resample_axis(pl.height, image.height, pl.scale);
+        const Slot::Octave& o = s.octaves[static_cast<std::size_t>(pl.octave)];
+        L.src = o.at;
+        L.src_w = o.width;
+        const ResampleAxis ax = resample_axis(pl.width, o.width, octave_scale(pl));
+        const ResampleAxis ay = resample_axis(pl.height, o.height, octave_scale(pl));
         for (int u = 0; u < pl.width; ++u) xt.push_back({ax.i0[u], ax.i1[u], ax.wt[u]});
         for (int v = 0; v < pl.height; ++v) yt.push_back({ay.i0[v], ay.i1[v], ay.wt[v]});
         rows += (pl.height + kRowsPerBlock - 1) / kRowsPerBlock;
@@ -623,7 +650,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     const std::size_t in_bytes = static_cast<std::size_t>(image.width) * image.height * image.channels;
     s.h_in.reserve(in_bytes);
     s.d_in.reserve(in_bytes);
-    s.d_gray.reserve(static_cast<std::size_t>(image.width) * image.height);
+    s.d_gray.reserve(static_cast<std::size_t>(s.octaves.back().at) + static_cast<std::size_t>(s.octaves.back().width) * s.octaves.back().height);
     s.d_levels.reserve(s.levels.size());
     // Everything below goes on the slot's (non-blocking) stream, so the frame's kernels see it:
     // plain cudaMemset/cudaMemcpy run on the legacy stream, which that stream does not wait for.
@@ -709,10 +736,16 @@ void enqueue(Slot& s, const CudaDetector::Impl& impl, const CascadeModel& model,
     gray_kernel<<<blocks_for(n_pixels), kThreads, 0, st>>>(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels,
                                                            s.order == ChannelOrder::BGR ? 1 : 0);
     CK_LAUNCH();
+    for (std::size_t k = 1; k < s.octaves.size(); ++k) {
+        const Slot::Octave &from = s.octaves[k - 1], &to = s.octaves[k];
+        halve_kernel<<<blocks_for(static_cast<std::size_t>(to.width) * to.height), kThreads, 0, st>>>(
+            s.d_gray.p + from.at, from.width, s.d_gray.p + to.at, to.width, to.height);
+        CK_LAUNCH();
+    }
     record_event(ev, st);
     const int n_levels = static_cast<int>(s.levels.size());
     row_pass_kernel<<<s.total_rows, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(s.max_width), st>>>(
-        s.d_gray.p, s.width, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, orientation_boundaries(), s.d_A.p, s.d_B.p, s.d_C.p);
+        s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, orientation_boundaries(), s.d_A.p, s.d_B.p, s.d_C.p);
     CK_LAUNCH();
     record_event(ev, st);
     column_pass_kernel<<<blocks_for(3 * static_cast<std::size_t>(s.total_cols)), kThreads, 0, st>>>(

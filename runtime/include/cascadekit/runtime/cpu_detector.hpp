@@ -1,6 +1,7 @@
 #pragma once
 // The CPU backend: TBB over window rows of each pyramid level (levels in order, features of a
 // level computed in parallel first). Output is independent of the number of threads.
+#include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 
@@ -21,6 +22,7 @@ private:
     bool needs_gray_integral_ = false;
     // Reused between frames: no allocation after the first frame of a size.
     GrayImage gray_, level_image_;
+    Octaves octaves_;  // of gray_, rebuilt per frame as levels need them
     LevelFeatures features_;
 };
 

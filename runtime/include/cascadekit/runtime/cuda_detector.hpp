@@ -4,15 +4,16 @@
 //
 // Per frame, on the detector's stream and without allocating after the first frame of a size:
 //   upload   the raw frame from a pinned host buffer;
-//   gray     BT.601 fixed-point luma (the same integers as to_gray);
+//   gray     BT.601 fixed-point luma (the same integers as to_gray), then its octaves (2×2 box
+//            halvings as features' halve(), one launch each, only as deep as a level needs);
 //   rows     one block per (level, 4 rows), all levels in one launch: fixed-point bilinear resampling
-//            of the level rows it needs, [-1 0 1] gradients, orientation bin and quantised
+//            of the level rows it needs from the level's octave (pyramid.hpp), [-1 0 1] gradients, orientation bin and quantised
 //            magnitude computed as features/gradient.cpp does (same double operations), and a
 //            block-wide scan along the row;
 //   columns  the scan down every column of every level, 16-byte loads;
 //   stages   one launch per stage over the surviving windows only (survivor compaction); small
 //            stages one thread per window, large ones one warp per window (lanes over learners,
-//            summed in learner order);
+//            summed in learner order; a survivor's score accumulates its stage margins);
 //   download per-stage counts and the accepted windows.
 // Integral histograms are uint32 (exact: every rectangle sum of area <= kMaxExactRectArea is the
 // true sum, see integral_histogram.hpp) in three planes per level: bins 0-3 and 4-7 as uint4,

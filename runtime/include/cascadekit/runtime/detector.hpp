@@ -27,8 +27,10 @@ struct DetectParams {
 void validate(const DetectParams& params);
 
 // An accepted window in input pixels: the window's top-left (x, y) and its size (w, h) =
-// model window × level scale. score: the deciding stage's sum minus its threshold (>= 0 for an
-// accepted window: the last stage's; < 0 for a rejected one, kept with keep_rejected).
+// model window × level scale. score: for an accepted window, the sum over all stages of (stage
+// sum − threshold), each term >= 0: by how much the window cleared the whole cascade (the last
+// stage's margin alone ranks detections worse: experiments/results/inria-hog-cascade.md); for a
+// rejected window (kept with keep_rejected), the rejecting stage's sum minus its threshold (< 0).
 struct Detection {
     double x = 0, y = 0, w = 0, h = 0;
     float score = 0;

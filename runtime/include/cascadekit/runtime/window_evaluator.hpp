@@ -19,7 +19,7 @@ struct LevelFeatures {
 
 struct WindowOutcome {
     int rejected_at = -1;            // index of the rejecting stage, -1 when every stage passed
-    float score = 0;                 // the deciding stage's sum minus its threshold
+    float score = 0;                 // accepted: Σ over stages of (sum − threshold); rejected: that stage's
     std::uint32_t weak_evaluated = 0;
 };
 
