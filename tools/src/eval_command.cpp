@@ -132,7 +132,6 @@ int run_eval(const EvalOptions& o) {
         DetectParams params;
         params.stride = o.stride;
         params.scale_step = o.scale_step;
-        if (const char* ms = std::getenv("CK_MINSCALE")) params.min_scale = std::atof(ms);  // PROTO
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
 
