@@ -26,6 +26,18 @@ done
 "$cascade" -q eval --window-scores "$lists/opencv-window-scores.json" --fppw $out/opencv-hog-fppw.csv --label opencv-hog
 "$peer" detect --json "$lists/opencv-pennfudan.json" --pad 0.25 --scale-step 1.2 --stride 8 "$lists/pennfudan.txt"
 "$cascade" -q eval --detections "$lists/opencv-pennfudan.json" --fppi $out/opencv-hog-fppi.csv --label opencv-hog
+# OpenCV's raw windows (no grouping) through our fusions, to separate classifier and fusion.
+"$peer" detect --json "$lists/opencv-pennfudan-raw.json" --pad 0.25 --scale-step 1.2 --stride 8 --group 0 "$lists/pennfudan.txt"
+for f in nms meanshift; do
+  "$cascade" -q eval --detections "$lists/opencv-pennfudan-raw.json" --fuse-detections --fuse $f --fppi "$lists/x.csv" --label "opencv-hog raw windows, our $f"
+done
+"$cascade" -q eval --detections "$lists/opencv-pennfudan-raw.json" --fuse-detections --fuse meanshift --score-weights \
+    --fppi "$lists/x.csv" --label "opencv-hog raw windows, our score-weighted meanshift"
+for m in inria-hog-cascade inria-dalal-triggs; do
+  for f in meanshift "meanshift --score-weights"; do
+    "$cascade" -q eval --model experiments/models/$m.h5 --fuse $f --fppi "$lists/x.csv" --label "$m, $f"
+  done
+done
 
 plot=experiments/plot_eval.py
 curves() { for m in inria-hog-cascade inria-dalal-triggs opencv-hog; do [ -f $out/$m-$1.csv ] && echo "$m=$out/$m-$1.csv"; done; }

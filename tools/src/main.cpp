@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
 
     // detect -------------------------------------------------------------------------------
     DetectOptions det;
-    std::string fuse = "meanshift", backend = "auto";
+    std::string fuse = "nms", backend = "auto";
     double upscale = 0.0;
     auto* detect = app.add_subcommand("detect", "Detect objects in images, folders, lists of paths or videos");
     detect->add_option("--model", det.model, "Cascade model file (.h5)")->required();
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     eval->add_option("--label", ev.label, "Name printed with the results");
     eval->add_option("--stride", ev.stride, "Window stride for negatives and PennFudan")->capture_default_str();
     eval->add_option("--scale-step", ev.scale_step, "Pyramid scale step")->capture_default_str();
-    std::string eval_fuse = "meanshift", eval_backend = "auto";
+    std::string eval_fuse = "nms", eval_backend = "auto";
     eval->add_option("--backend", eval_backend, "Detector for --model scans: cpu, cuda, or auto (CUDA when present)")
         ->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
     add_fusion_options(eval, eval_fuse, ev.fusion);
