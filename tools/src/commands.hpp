@@ -46,7 +46,7 @@ struct EvalOptions {
     int stride = 8;
     double scale_step = 1.2;
     double pad = 0.25;  // PennFudan: replicated border on every side, as a share of the image height
-    FusionParams fusion;  // PennFudan with --model: how windows are fused (detect's defaults)
+    FusionParams fusion;  // PennFudan: how windows are fused (method from --fuse, default nms)
     Backend backend = Backend::Auto;  // detector for --model scans
 };
 int run_eval(const EvalOptions& options);

@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
 
     // detect -------------------------------------------------------------------------------
     DetectOptions det;
-    std::string fuse = "nms", backend = "auto";
+    std::string fuse = "meanshift", backend = "auto";
     double upscale = 0.0;
     auto* detect = app.add_subcommand("detect", "Detect objects in images, folders, lists of paths or videos");
     detect->add_option("--model", det.model, "Cascade model file (.h5)")->required();

@@ -13,10 +13,11 @@ std::string to_string(FusionMethod method);
 bool parse_fusion(const std::string& text, FusionMethod& out);
 
 struct FusionParams {
-    // NMS by default: with the cascade's score (the sum of its stage margins) it ranks people
-    // above clutter better than the mean-shift density does (PennFudanPed log-average miss rate
-    // 0.59 vs 0.75 for the shipped cascade, experiments/results/inria-hog-cascade.md).
-    FusionMethod method = FusionMethod::Nms;
+    // Mean shift gives one box per object even where many windows score alike (detect's default);
+    // NMS ranks people above clutter better with the cascade's score, the sum of its stage
+    // margins (PennFudanPed log-average miss rate 0.59 vs 0.75 for the shipped cascade,
+    // experiments/results/inria-hog-cascade.md), so `cascade eval` defaults to NMS.
+    FusionMethod method = FusionMethod::MeanShift;
     // Mean-shift bandwidths at scale 1 (Dalal's thesis, ALGORITHMS.md §3): input pixels in x, y;
     // natural-log scale units in s.
     double sigma_x = 8.0;
