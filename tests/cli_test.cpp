@@ -144,7 +144,7 @@ TEST(Cli, BadModelStopsBeforeAnyOutput) {
                               q(s.dir / "drawn") + " " + q(s.image),
                           s.dir);
     EXPECT_EQ(r.code, 1);
-    EXPECT_NE(r.err.find((s.dir / "broken.h5").string() + ": /: not an HDF5 file"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find((s.dir / "broken.h5").string() + ": /: not a cascadekit model file"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(s.dir / "out.json"));
     EXPECT_FALSE(fs::exists(s.dir / "drawn"));
 }

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <sys/stat.h>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -58,13 +60,15 @@ void expect_bit_identical(const CascadeModel& a, const CascadeModel& b) {
     }
 }
 
-// Opens a saved model read-write, lets the test damage it, closes it.
+// Opens a saved model read-write, lets the test damage it, closes it and re-seals it (a crafted
+// file with a correct checksum: what the checks after the integrity header must catch).
 void edit(const fs::path& p, const std::function<void(hid_t)>& damage) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     ASSERT_GE(f, 0);
     damage(f);
     H5Fclose(f);
+    reseal_model_file(p);
 }
 
 void set_int_attr(hid_t obj, const char* name, int v) {
@@ -76,13 +80,24 @@ void set_int_attr(hid_t obj, const char* name, int v) {
     H5Sclose(sp);
 }
 
-void set_string_attr(hid_t obj, const char* name, const char* v) {
+void set_float_attr(hid_t obj, const char* name, float v) {
+    H5Adelete(obj, name);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_FLOAT, &v);
+    H5Aclose(a);
+    H5Sclose(sp);
+}
+
+// Fixed-length as the writer stores them, or variable-length (refused by schema 2).
+void set_string_attr(hid_t obj, const char* name, const char* v, bool variable = false) {
     H5Adelete(obj, name);
     hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_size(t, variable ? H5T_VARIABLE : std::strlen(v));
     hid_t sp = H5Screate(H5S_SCALAR);
     hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(a, t, &v);
+    if (variable) H5Awrite(a, t, &v);
+    else H5Awrite(a, t, v);
     H5Aclose(a);
     H5Sclose(sp);
     H5Tclose(t);
@@ -168,8 +183,13 @@ TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
 }
 
 TEST_F(ModelFile, FutureSchemaVersion) {
-    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 2); });
-    expect_error("/@schema_version", "schema version 2 is newer than this build of cascadekit supports (1)");
+    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 3); });
+    expect_error("/@schema_version", "schema version 3 is newer than this build of cascadekit supports (2)");
+}
+
+TEST_F(ModelFile, SchemaVersionDisagreesWithTheHeader) {
+    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 1); });
+    expect_error("/@schema_version", "says 1 but the file's header says 2");
 }
 
 TEST_F(ModelFile, InvalidSchemaVersion) {
@@ -311,21 +331,207 @@ TEST_F(ModelFile, NonPositiveEpsilon) {
 TEST_F(ModelFile, TruncatedFile) {
     const auto bytes = file_bytes(path_);
     std::ofstream(path_, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size() / 2));
-    const std::string msg = load_error();
-    EXPECT_NE(msg.find(path_.string() + ": "), std::string::npos) << msg;
-    EXPECT_TRUE(msg.find("truncated or corrupt") != std::string::npos || msg.find("cannot") != std::string::npos) << msg;
+    expect_error("/", "damaged or truncated: the header says");
 }
 
-TEST_F(ModelFile, NotAnHdf5File) {
+TEST_F(ModelFile, NotAModelFile) {
     std::ofstream(path_, std::ios::trunc) << "stage 0: this is a text file, not a model\n";
-    expect_error("/", "not an HDF5 file");
+    expect_error("/", "not a cascadekit model file");
+    std::ofstream(path_, std::ios::trunc);
+    expect_error("/", "not a cascadekit model file (0 bytes)");
 }
 
-TEST_F(ModelFile, MissingFileAndFolder) {
+TEST_F(ModelFile, MissingFileFolderAndFifo) {
     path_ = dir_ / "absent.h5";
     expect_error("/", "no such file");
     path_ = dir_;
-    expect_error("/", "is a directory");
+    expect_error("/", "is a folder, not a model file");
+    // A FIFO would block a plain open() forever: refused at once.
+    path_ = dir_ / "fifo.h5";
+    ASSERT_EQ(::mkfifo(path_.c_str(), 0600), 0);
+    expect_error("/", "is a FIFO (named pipe), not a model file");
+}
+
+TEST_F(ModelFile, LargerThanTheLimitIsRefusedUnread) {
+    fs::resize_file(path_, kMaxModelFileBytes + 1);  // sparse: no disk used
+    expect_error("/", "larger than the limit of 67108864 bytes");
+}
+
+// Every byte is covered: a change anywhere (contents, header fields, reserved header bytes) is
+// found by the integrity check before libhdf5 sees the file.
+TEST_F(ModelFile, AnyChangedByteIsFoundBeforeHdf5) {
+    const auto good = file_bytes(path_);
+    for (std::size_t at : {std::size_t{3}, std::size_t{20}, std::size_t{28}, std::size_t{40}, std::size_t{100},
+                           kModelHeaderBytes, kModelHeaderBytes + 700, good.size() - 1}) {
+        auto bytes = good;
+        bytes[at] = static_cast<char>(bytes[at] ^ 0x10);
+        std::ofstream(path_, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        const std::string msg = load_error();
+        EXPECT_TRUE(msg.find("damaged") != std::string::npos || msg.find("not a cascadekit model file") != std::string::npos ||
+                    msg.find("newer than this build") != std::string::npos)
+            << "byte " << at << ": " << msg;
+    }
+}
+
+// A model of schema 1 (no header, variable-length strings: what cascadekit wrote before) is
+// refused by load_model with the way out, and read by load_model_unverified for `cascade convert`.
+TEST_F(ModelFile, SchemaOneIsRefusedAndConvertible) {
+    const fs::path old = dir_ / "old.h5";
+    {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        hid_t src = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        hid_t dst = H5Fcreate(old.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        for (const char* g : {"hog", "metadata", "stages"}) H5Ocopy(src, g, dst, g, H5P_DEFAULT, H5P_DEFAULT);
+        set_string_attr(dst, "format", "cascadekit-cascade", true);
+        set_int_attr(dst, "schema_version", 1);
+        set_int_attr(dst, "window_width", 64);
+        set_int_attr(dst, "window_height", 128);
+        set_string_attr(dst, "feature_family", "lbp+hog", true);
+        H5Fclose(dst);
+        H5Fclose(src);
+    }
+    path_ = old;
+    expect_error("/", "without cascadekit's integrity header: a schema-1 model");
+    EXPECT_NE(load_error().find("cascade convert " + old.string() + " NEW.h5"), std::string::npos);
+    expect_bit_identical(full_model(), load_model_unverified(old));
+}
+
+TEST_F(ModelFile, VariableLengthStringsAreRefused) {
+    edit(path_, [](hid_t f) { set_string_attr(f, "format", "cascadekit-cascade", true); });
+    expect_error("/@format", "is a variable-length string");
+}
+
+TEST_F(ModelFile, ExternalAndSoftLinksAreRefused) {
+    edit(path_, [](hid_t f) {
+        H5Ldelete(f, "/metadata", H5P_DEFAULT);
+        H5Lcreate_external("other.h5", "/metadata", f, "/metadata", H5P_DEFAULT, H5P_DEFAULT);
+    });
+    expect_error("/metadata", "is a link to another file");
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        H5Lmove(f, "/stages/001/bias", f, "/stages/001/bias_data", H5P_DEFAULT, H5P_DEFAULT);
+        H5Lcreate_soft("/stages/001/bias_data", f, "/stages/001/bias", H5P_DEFAULT, H5P_DEFAULT);
+    });
+    expect_error("/stages/001/bias", "is a soft link");
+}
+
+TEST_F(ModelFile, ExternalStorageVirtualAndCompressedDatasetsAreRefused) {
+    // Weights read from /dev/zero: the values would not be the file's.
+    edit(path_, [](hid_t f) {
+        H5Ldelete(f, "/stages/001/bias", H5P_DEFAULT);
+        const hsize_t dims[1] = {4};
+        hid_t sp = H5Screate_simple(1, dims, nullptr);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_external(dcpl, "/dev/zero", 0, 16);
+        H5Dclose(H5Dcreate2(f, "/stages/001/bias", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+    });
+    expect_error("/stages/001/bias", "keeps its values in an external file");
+
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        H5Ldelete(f, "/stages/001/bias", H5P_DEFAULT);
+        const hsize_t dims[1] = {4};
+        hid_t sp = H5Screate_simple(1, dims, nullptr);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_virtual(dcpl, sp, "other.h5", "/bias", sp);
+        H5Dclose(H5Dcreate2(f, "/stages/001/bias", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+    });
+    expect_error("/stages/001/bias", "is a virtual dataset");
+
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        H5Ldelete(f, "/stages/001/bias", H5P_DEFAULT);
+        const hsize_t dims[1] = {4};
+        hid_t sp = H5Screate_simple(1, dims, nullptr);
+        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 1, dims);
+        H5Pset_deflate(dcpl, 6);
+        hid_t d = H5Dcreate2(f, "/stages/001/bias", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        const float v[4] = {0.1f, 0.2f, 0.3f, 0.4f};
+        H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+        H5Dclose(d);
+        H5Pclose(dcpl);
+        H5Sclose(sp);
+    });
+    expect_error("/stages/001/bias", "is chunked or filtered");
+}
+
+// A small file declaring many learners: refused from the declared shape, before any allocation.
+TEST_F(ModelFile, DeclaredSizesBeyondTheFileAreRefusedBeforeAllocating) {
+    edit(path_, [](hid_t f) {
+        H5Ldelete(f, "/stages/001/weights", H5P_DEFAULT);
+        const hsize_t dims[2] = {20000000, 36};  // 2.9 GB declared, never written: no storage
+        hid_t sp = H5Screate_simple(2, dims, nullptr);
+        H5Dclose(H5Dcreate2(f, "/stages/001/weights", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        H5Sclose(sp);
+    });
+    EXPECT_LT(fs::file_size(path_), 100000u);
+    expect_error("/stages/001/weights", "expected shape [4, 36], found [20000000, 36]");  // blocks says 4 rows
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        for (const char* name : {"blocks", "weights", "bias", "alpha"}) {
+            const std::string path = std::string("/stages/001/") + name;
+            H5Ldelete(f, path.c_str(), H5P_DEFAULT);
+            const hsize_t rows = 90000;  // under the learner limit, 13 MB declared, none stored
+            const hsize_t dims[2] = {rows, std::string(name) == "blocks" ? 4u : 36u};
+            hid_t sp = H5Screate_simple(std::string(name) == "blocks" || std::string(name) == "weights" ? 2 : 1, dims, nullptr);
+            H5Dclose(H5Dcreate2(f, path.c_str(), std::string(name) == "blocks" ? H5T_STD_I32LE : H5T_IEEE_F32LE, sp,
+                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+            H5Sclose(sp);
+        }
+    });
+    expect_error("/stages/001/blocks", "declares 1440000 bytes of values but the file holds only");
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        H5Ldelete(f, "/stages/001/blocks", H5P_DEFAULT);
+        const hsize_t dims[2] = {200000, 4};
+        hid_t sp = H5Screate_simple(2, dims, nullptr);
+        H5Dclose(H5Dcreate2(f, "/stages/001/blocks", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        H5Sclose(sp);
+    });
+    expect_error("/stages/001/blocks", "200000 rows, more than the limit of 100000");
+}
+
+// Finite values no trained model has are refused with the reason.
+TEST_F(ModelFile, AbsurdFiniteValuesAreRefused) {
+    edit(path_, [](hid_t f) {
+        hid_t g = H5Gopen2(f, "/stages/002", H5P_DEFAULT);
+        set_float_attr(g, "threshold", 3e38f);
+        H5Gclose(g);
+    });
+    expect_error("/stages/002@threshold", "is out of range");
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        hid_t g = H5Gopen2(f, "/hog", H5P_DEFAULT);
+        set_float_attr(g, "epsilon", 3e38f);
+        H5Gclose(g);
+    });
+    expect_error("/hog@epsilon", "is out of range");
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) { replace_dataset<float>(f, "/stages/003/alpha", {4}, std::vector<float>(4, 0.0f)); });
+    expect_error("/stages/003/alpha", "every vote weight is 0");
+}
+
+// Rectangle checks in 64 bits: x + w and 3·w must not wrap around.
+TEST_F(ModelFile, IntegerOverflowInRectanglesIsRefused) {
+    edit(path_, [](hid_t f) {
+        poke(f, "/stages/003/blocks", 1, 0, 2147483646);  // x near INT_MAX: x + w wraps in int
+        poke(f, "/stages/003/blocks", 1, 2, 4);
+    });
+    expect_error("/stages/003/blocks[1]", "is not inside the 64x128 window");
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) { poke(f, "/stages/000/cells", 0, 2, 1431655766); });  // 3·w wraps to a small int
+    expect_error("/stages/000/cells[0]", "is not inside the 64x128 window");
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        set_int_attr(f, "window_width", 65536);
+        set_int_attr(f, "window_height", 65536);
+    });
+    expect_error("/@window_width", "has area 4294967296");
 }
 
 TEST_F(ModelFile, SaveFailsCleanlyIntoAMissingFolder) {

@@ -1,14 +1,14 @@
 #include "cascadekit/io/model_file.hpp"
 
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <optional>
-#include <system_error>
 #include <vector>
+
+#include "cascadekit/io/files.hpp"
 
 namespace cascadekit {
 
@@ -48,7 +48,10 @@ void silence_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 // ---------------------------------------------------------------------------------------------
 class Reader {
 public:
-    explicit Reader(std::filesystem::path file) : file_(std::move(file)) {}
+    // legacy: a schema-1 file read on the user's word (cascade convert): variable-length strings
+    // are allowed there. The file's bytes are image_size long (datasets must fit in them).
+    Reader(std::filesystem::path file, std::size_t image_size, bool legacy)
+        : file_(std::move(file)), image_size_(image_size), legacy_(legacy) {}
 
     [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
         throw ModelFileError(file_, path, problem);
@@ -58,13 +61,41 @@ public:
         return (object == "/" ? std::string("/") : object) + "@" + name;
     }
 
+    // Every object the reader opens is reached through a hard link: a soft or external link
+    // (another file, /dev/zero) would make values come from outside the checked bytes.
+    void require_hard_link(hid_t parent, const std::string& name, const std::string& path, const char* what) const {
+        if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail(path, std::string("missing ") + what);
+        H5L_info_t info;
+        if (H5Lget_info(parent, name.c_str(), &info, H5P_DEFAULT) < 0) fail(path, "cannot read the link (corrupt file?)");
+        if (info.type != H5L_TYPE_HARD)
+            fail(path, std::string("is a ") + (info.type == H5L_TYPE_EXTERNAL ? "link to another file" : "soft link") +
+                           "; a model file holds all its values itself");
+    }
+
     Handle open_group(hid_t parent, const std::string& name, const std::string& path) const {
-        if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) fail(path, "missing group");
+        require_hard_link(parent, name, path, "group");
         // H5Oopen + H5Iget_type works the same across HDF5 1.10 to 1.14 (H5Oget_info changed).
         Handle obj(H5Oopen(parent, name.c_str(), H5P_DEFAULT), H5Oclose);
         if (!obj.valid()) fail(path, "cannot open (corrupt file?)");
         if (H5Iget_type(obj.get()) != H5I_GROUP) fail(path, "expected a group");
         return obj;
+    }
+
+    // Values stored in this file, in one piece: no external raw storage (H5Pset_external: weights
+    // read from any file), no virtual dataset (other files' datasets), no filters (a compressed
+    // dataset could inflate without bound), and no more bytes than the file holds.
+    void require_plain_storage(hid_t ds, const std::string& path, hsize_t bytes) const {
+        Handle dcpl(H5Dget_create_plist(ds), H5Pclose);
+        if (!dcpl.valid()) fail(path, "cannot read the dataset's storage properties");
+        const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+        if (layout == H5D_VIRTUAL) fail(path, "is a virtual dataset (values from other files); refused");
+        if (H5Pget_external_count(dcpl.get()) != 0) fail(path, "keeps its values in an external file; refused");
+        if (layout != H5D_CONTIGUOUS && layout != H5D_COMPACT)
+            fail(path, "is chunked or filtered; a model file stores datasets contiguously");
+        if (H5Pget_nfilters(dcpl.get()) != 0) fail(path, "is filtered (compressed); refused");
+        if (bytes > image_size_)
+            fail(path, "declares " + std::to_string(bytes) + " bytes of values but the file holds only " +
+                           std::to_string(image_size_));
     }
 
     Handle open_attr(hid_t obj, const std::string& object, const char* name, H5T_class_t cls, const char* what) const {
@@ -99,6 +130,9 @@ public:
         Handle a = open_attr(obj, object, name, H5T_STRING, "string");
         Handle type(H5Aget_type(a.get()), H5Tclose);
         if (H5Tis_variable_str(type.get()) > 0) {
+            // Schema 2 stores fixed-length strings: variable-length ones live in HDF5's global
+            // heap, whose parser is where damaged files crashed libhdf5 1.10.
+            if (!legacy_) fail(path, "is a variable-length string; schema 2 stores fixed-length strings");
             Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
             H5Tset_size(mem.get(), H5T_VARIABLE);
             H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
@@ -109,9 +143,11 @@ public:
             return out;
         }
         const std::size_t n = H5Tget_size(type.get());
+        if (n == 0 || n > image_size_) fail(path, "string of " + std::to_string(n) + " bytes does not fit in the file");
         std::vector<char> buf(n + 1, '\0');
         Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
         H5Tset_size(mem.get(), n + 1);
+        H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // HDF5 converts no string between charsets
         if (H5Aread(a.get(), mem.get(), buf.data()) < 0) fail(path, "cannot read string");
         return std::string(buf.data());
     }
@@ -122,7 +158,7 @@ public:
     std::vector<T> read_dataset(hid_t group, const std::string& group_path, const char* name, int rank,
                                 hsize_t cols, std::optional<hsize_t> rows, hsize_t& rows_out) const {
         const std::string path = group_path + "/" + name;
-        if (H5Lexists(group, name, H5P_DEFAULT) <= 0) fail(path, "missing dataset");
+        require_hard_link(group, name, path, "dataset");
         Handle ds(H5Dopen2(group, name, H5P_DEFAULT), H5Dclose);
         if (!ds.valid()) fail(path, "cannot open dataset");
         Handle type(H5Dget_type(ds.get()), H5Tclose);
@@ -136,6 +172,9 @@ public:
         const std::string expected = shape_text(rows, rank, cols);
         if (r != rank || (rank == 2 && dims[1] != cols) || (rows && dims[0] != *rows))
             fail(path, "expected shape " + expected + ", found " + found_text(r, dims));
+        if (dims[0] > kMaxStageSize)
+            fail(path, std::to_string(dims[0]) + " rows, more than the limit of " + std::to_string(kMaxStageSize));
+        require_plain_storage(ds.get(), path, dims[0] * (rank == 2 ? dims[1] : 1) * sizeof(T));
         rows_out = dims[0];
         std::vector<T> data(static_cast<std::size_t>(dims[0] * (rank == 2 ? dims[1] : 1)));
         if (!data.empty() &&
@@ -159,12 +198,14 @@ public:
         return s.append("]");
     }
 
-    CascadeModel read() const;
+    CascadeModel read(hid_t root) const;
 
 private:
     HogSvmStage read_hog_stage(hid_t g, const std::string& path) const;
     WaldBoostLbpStage read_lbp_stage(hid_t g, const std::string& path) const;
     std::filesystem::path file_;
+    std::size_t image_size_;
+    bool legacy_;
 };
 
 Rect rect_at(const std::vector<int>& v, std::size_t i) {
@@ -211,19 +252,7 @@ WaldBoostLbpStage Reader::read_lbp_stage(hid_t g, const std::string& path) const
     return st;
 }
 
-CascadeModel Reader::read() const {
-    std::error_code ec;
-    if (!std::filesystem::exists(file_, ec)) fail("/", "no such file");
-    if (std::filesystem::is_directory(file_, ec)) fail("/", "is a directory, not a model file");
-    {
-        std::ifstream probe(file_, std::ios::binary);
-        if (!probe) fail("/", "cannot be opened for reading");
-    }
-    if (H5Fis_hdf5(file_.c_str()) <= 0) fail("/", "not an HDF5 file");
-    Handle f(H5Fopen(file_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-    if (!f.valid()) fail("/", "HDF5 cannot open it (truncated or corrupt file)");
-    const hid_t root = f.get();
-
+CascadeModel Reader::read(hid_t root) const {
     const std::string format = read_string(root, "/", "format");
     if (format != kModelFormatName)
         fail("/@format", "not a cascadekit model (format is '" + format + "', expected '" + kModelFormatName + "')");
@@ -233,6 +262,9 @@ CascadeModel Reader::read() const {
                                      " is newer than this build of cascadekit supports (" +
                                      std::to_string(kModelSchemaVersion) + "); upgrade cascadekit");
     if (version < 1) fail("/@schema_version", "invalid schema version " + std::to_string(version));
+    if (!legacy_ && version != kModelSchemaVersion)
+        fail("/@schema_version", "says " + std::to_string(version) + " but the file's header says " +
+                                     std::to_string(kModelSchemaVersion));
 
     CascadeModel m;
     m.window_width = read_int(root, "/", "window_width");
@@ -258,6 +290,8 @@ CascadeModel Reader::read() const {
     Handle stages = open_group(root, "stages", "/stages");
     const int count = read_int(stages.get(), "/stages", "count");
     if (count < 0) fail("/stages@count", "negative stage count");
+    if (static_cast<std::size_t>(count) > kMaxStages)
+        fail("/stages@count", std::to_string(count) + " stages, more than the limit of " + std::to_string(kMaxStages));
     H5G_info_t ginfo;
     if (H5Gget_info(stages.get(), &ginfo) < 0) fail("/stages", "cannot list stages");
     if (ginfo.nlinks != static_cast<hsize_t>(count))
@@ -316,12 +350,14 @@ public:
     void attr_float(hid_t obj, const char* name, float v, const std::string& path) const {
         attr(obj, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, &v, path);
     }
+    // Fixed-length, NUL-padded UTF-8 (schema 2): no variable-length strings, no global heap.
     void attr_string(hid_t obj, const char* name, const std::string& v, const std::string& path) const {
         Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-        H5Tset_size(type.get(), H5T_VARIABLE);
+        const std::string padded = v.empty() ? std::string(1, '\0') : v;
+        H5Tset_size(type.get(), padded.size());
+        H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
         H5Tset_cset(type.get(), H5T_CSET_UTF8);
-        const char* p = v.c_str();
-        attr(obj, name, type.get(), type.get(), &p, path);
+        attr(obj, name, type.get(), type.get(), padded.data(), path);
     }
 
     template <class T>
@@ -412,14 +448,121 @@ private:
     Handle gcpl_, dcpl_;
 };
 
+// ---------------------------------------------------------------------------------------------
+// The integrity header in the HDF5 user block
+// ---------------------------------------------------------------------------------------------
+constexpr char kHeaderMagic[16] = {'c', 'a', 's', 'c', 'a', 'd', 'e', 'k', 'i', 't', '-', 'm', 'o', 'd', 'e', 'l'};
+constexpr std::uint32_t kHeaderVersion = 1;
+constexpr std::uint8_t kHdf5Signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+
+void put_u32(std::uint8_t* p, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+void put_u64(std::uint8_t* p, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+std::uint32_t get_u32(const std::uint8_t* p) {
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+std::uint64_t get_u64(const std::uint8_t* p) {
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+}
+
+void write_header(std::vector<std::uint8_t>& bytes) {
+    std::uint8_t* h = bytes.data();
+    std::fill(h, h + kModelHeaderBytes, std::uint8_t{0});
+    std::memcpy(h, kHeaderMagic, sizeof kHeaderMagic);
+    put_u32(h + 16, kHeaderVersion);
+    put_u32(h + 20, static_cast<std::uint32_t>(kModelSchemaVersion));
+    put_u64(h + 24, bytes.size() - kModelHeaderBytes);
+    const Sha256 digest = sha256(h + kModelHeaderBytes, bytes.size() - kModelHeaderBytes);
+    std::memcpy(h + 32, digest.data(), digest.size());
+}
+
+bool starts_with_hdf5(const std::vector<std::uint8_t>& bytes) {
+    return bytes.size() >= sizeof kHdf5Signature && std::equal(kHdf5Signature, kHdf5Signature + 8, bytes.begin());
+}
+
+// The name HDF5's core driver gets for in-memory files. Given the name of an existing file, the
+// driver of libhdf5 1.10 opens that file instead of the image; nothing can exist under /proc/self.
+constexpr const char* kInMemoryName = "/proc/self/cascadekit-in-memory-model";
+
+// Opens the checked bytes with HDF5's in-memory ("core") driver: libhdf5 reads exactly these
+// bytes, never the file on disk again (nothing can change between the check and the parse).
+Handle open_image(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file) {
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (H5Pset_fapl_core(fapl.get(), 1 << 16, false) < 0 ||
+        H5Pset_file_image(fapl.get(), const_cast<std::uint8_t*>(bytes.data()), bytes.size()) < 0)
+        throw ModelFileError(file, "/", "HDF5 cannot set up an in-memory file");
+    Handle f(H5Fopen(kInMemoryName, H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+    if (!f.valid()) throw ModelFileError(file, "/", "HDF5 cannot open it (corrupt file)");
+    return f;
+}
+
+std::vector<std::uint8_t> read_model_bytes(const std::filesystem::path& file) {
+    try {
+        return read_file_bytes(file, kMaxModelFileBytes, "model file");
+    } catch (const FileError& e) {
+        throw ModelFileError(file, "/", e.problem());
+    }
+}
+
 }  // namespace
+
+void verify_model_header(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file) {
+    auto fail = [&](const std::string& problem) { throw ModelFileError(file, "/", problem); };
+    if (starts_with_hdf5(bytes))
+        fail("an HDF5 file without cascadekit's integrity header: a schema-1 model from an older cascadekit, "
+             "or not a cascadekit model. If you trust it, convert it: cascade convert " + file.string() + " NEW.h5");
+    if (bytes.size() < kModelHeaderBytes || !std::equal(kHeaderMagic, kHeaderMagic + 16, bytes.begin()))
+        fail(bytes.size() < 16 ? "not a cascadekit model file (" + std::to_string(bytes.size()) + " bytes)"
+                               : "not a cascadekit model file (no cascadekit-model header)");
+    const std::uint8_t* h = bytes.data();
+    if (get_u32(h + 16) != kHeaderVersion)
+        fail("header version " + std::to_string(get_u32(h + 16)) + " is not " + std::to_string(kHeaderVersion) +
+             " (damaged, or written by a newer cascadekit)");
+    const std::uint32_t schema = get_u32(h + 20);
+    if (schema > static_cast<std::uint32_t>(kModelSchemaVersion))
+        fail("schema version " + std::to_string(schema) + " is newer than this build of cascadekit supports (" +
+             std::to_string(kModelSchemaVersion) + "); upgrade cascadekit");
+    if (schema != static_cast<std::uint32_t>(kModelSchemaVersion))
+        fail("damaged header: schema version " + std::to_string(schema));
+    const std::uint64_t length = get_u64(h + 24);
+    if (length != bytes.size() - kModelHeaderBytes)
+        fail("damaged or truncated: the header says " + std::to_string(length) + " bytes follow it, the file has " +
+             std::to_string(bytes.size() - kModelHeaderBytes));
+    if (std::any_of(h + 64, h + kModelHeaderBytes, [](std::uint8_t b) { return b != 0; }))
+        fail("damaged header: reserved bytes are not zero");
+    Sha256 stored;
+    std::memcpy(stored.data(), h + 32, stored.size());
+    const Sha256 actual = sha256(h + kModelHeaderBytes, bytes.size() - kModelHeaderBytes);
+    if (stored != actual)
+        fail("damaged: SHA-256 of the contents is " + hex(actual) + ", the header says " + hex(stored) +
+             "; re-save it from a trusted copy (after editing it with HDF5 tools, re-seal it: cascade convert)");
+}
 
 CascadeModel load_model(const std::filesystem::path& file) {
     silence_hdf5();
-    return Reader(file).read();
+    const std::vector<std::uint8_t> bytes = read_model_bytes(file);
+    verify_model_header(bytes, file);
+    Handle f = open_image(bytes, file);
+    return Reader(file, bytes.size(), false).read(f.get());
 }
 
-void save_model(const CascadeModel& model, const std::filesystem::path& file) {
+CascadeModel load_model_unverified(const std::filesystem::path& file) {
+    silence_hdf5();
+    const std::vector<std::uint8_t> bytes = read_model_bytes(file);
+    const bool sealed = bytes.size() >= 16 && std::equal(kHeaderMagic, kHeaderMagic + 16, bytes.begin());
+    if (!sealed && !starts_with_hdf5(bytes)) throw ModelFileError(file, "/", "not an HDF5 file");
+    Handle f = open_image(bytes, file);
+    return Reader(file, bytes.size(), true).read(f.get());
+}
+
+std::vector<std::uint8_t> model_file_bytes(const CascadeModel& model, const std::filesystem::path& file) {
     silence_hdf5();
     try {
         validate_model(model);
@@ -427,27 +570,46 @@ void save_model(const CascadeModel& model, const std::filesystem::path& file) {
         const std::string what = e.what();
         throw ModelFileError(file, e.path(), "refusing to save an invalid model: " + what.substr(e.path().size() + 2));
     }
-    std::filesystem::path tmp = file;
-    tmp += ".tmp-" + std::to_string(::getpid());
-    {
-        Handle f(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-        if (!f.valid()) throw ModelFileError(file, "/", "cannot create temporary file " + tmp.string());
-        try {
-            Writer(file, f.get()).write(model);
-            if (H5Fflush(f.get(), H5F_SCOPE_GLOBAL) < 0) throw ModelFileError(file, "/", "HDF5 failed to flush");
-        } catch (...) {
-            f.reset();
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw;
-        }
-        f.reset();
+    // Built in memory (core driver, no backing store): HDF5 never writes to disk, so a full disk
+    // is reported by write_file_atomically with the OS's reason and HDF5 holds no open file.
+    Handle fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose);
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (H5Pset_userblock(fcpl.get(), kModelHeaderBytes) < 0 || H5Pset_fapl_core(fapl.get(), 1 << 16, false) < 0)
+        throw ModelFileError(file, "/", "HDF5 cannot set up an in-memory file");
+    Handle f(H5Fcreate(kInMemoryName, H5F_ACC_TRUNC, fcpl.get(), fapl.get()), H5Fclose);
+    if (!f.valid()) throw ModelFileError(file, "/", "HDF5 cannot create an in-memory file");
+    Writer(file, f.get()).write(model);
+    if (H5Fflush(f.get(), H5F_SCOPE_GLOBAL) < 0) throw ModelFileError(file, "/", "HDF5 failed to flush");
+    // The image starts at the superblock (HDF5's base address, after the user block); the user
+    // block in front of it is ours to fill.
+    const ssize_t size = H5Fget_file_image(f.get(), nullptr, 0);
+    if (size <= 0) throw ModelFileError(file, "/", "HDF5 gave no file image");
+    std::vector<std::uint8_t> bytes(kModelHeaderBytes + static_cast<std::size_t>(size));
+    if (H5Fget_file_image(f.get(), bytes.data() + kModelHeaderBytes, static_cast<std::size_t>(size)) != size)
+        throw ModelFileError(file, "/", "HDF5 gave a short file image");
+    f.reset();
+    write_header(bytes);
+    return bytes;
+}
+
+void save_model(const CascadeModel& model, const std::filesystem::path& file) {
+    const std::vector<std::uint8_t> bytes = model_file_bytes(model, file);
+    try {
+        write_file_atomically(file, bytes.data(), bytes.size());
+    } catch (const FileError& e) {
+        throw ModelFileError(file, "/", e.problem());
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw ModelFileError(file, "/", "cannot move the written model into place: " + ec.message());
+}
+
+void reseal_model_file(const std::filesystem::path& file) {
+    std::vector<std::uint8_t> bytes = read_model_bytes(file);
+    if (bytes.size() <= kModelHeaderBytes || !std::equal(kHeaderMagic, kHeaderMagic + 16, bytes.begin()))
+        throw ModelFileError(file, "/", "has no cascadekit-model header to re-seal");
+    write_header(bytes);
+    try {
+        write_file_atomically(file, bytes.data(), bytes.size());
+    } catch (const FileError& e) {
+        throw ModelFileError(file, "/", e.problem());
     }
 }
 

@@ -59,6 +59,13 @@ struct InspectOptions {
 };
 int run_inspect(const InspectOptions& options);
 
+// Re-saves a trusted model file (schema 1, or schema 2 edited with HDF5 tools) as schema 2 with
+// a fresh integrity header.
+struct ConvertOptions {
+    std::string in, out;
+};
+int run_convert(const ConvertOptions& options);
+
 struct BenchFeaturesOptions {
     std::vector<std::string> sizes{"320x240", "640x480", "1280x960", "1920x1080"};
     int repeats = 9;

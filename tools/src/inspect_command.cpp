@@ -4,6 +4,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "cascadekit/features/block_pool.hpp"
+#include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
@@ -89,6 +90,7 @@ int run_inspect(const InspectOptions& o) {
         return kExitFatal;
     }
     try {
+        if (!o.draw.empty()) check_writable_file(o.draw);  // before any work
         const CascadeModel m = load_model(o.model);
         print_model(o.model, m);
         if (!o.draw.empty()) {
@@ -104,6 +106,21 @@ int run_inspect(const InspectOptions& o) {
         return kExitFatal;
     }
     return kExitOk;
+}
+
+int run_convert(const ConvertOptions& o) {
+    try {
+        check_writable_file(o.out);
+        // The one place a model is parsed without its integrity check: the user vouches for it.
+        const CascadeModel m = load_model_unverified(o.in);
+        save_model(m, o.out);
+        spdlog::info("{}: {} stage(s) re-saved as schema {} with an integrity header into {}", o.in, m.stages.size(),
+                     kModelSchemaVersion, o.out);
+        return kExitOk;
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return kExitFatal;
+    }
 }
 
 }  // namespace cascadekit::tools

@@ -112,6 +112,13 @@ int main(int argc, char** argv) {
     inspect->add_option("--stages", insp.stages, "With --draw: only these stages (1-based), e.g. 1,3,5")->delimiter(',');
     inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({"zhu", "dalal-triggs"}));
 
+    // convert ------------------------------------------------------------------------------
+    ConvertOptions conv;
+    auto* convert = app.add_subcommand("convert", "Re-save a model you trust (schema 1, or edited with HDF5 tools) as "
+                                                  "schema 2 with a fresh integrity header");
+    convert->add_option("IN", conv.in, "Model file to read (parsed without the integrity check: only files you trust)")->required();
+    convert->add_option("OUT", conv.out, "Model file to write (may be IN)")->required();
+
     // bench --------------------------------------------------------------------------------
     auto* bench = app.add_subcommand("bench", "Measure speed");
     bench->require_subcommand(1);
@@ -156,6 +163,7 @@ int main(int argc, char** argv) {
         return run_detect(det);
     }
     if (inspect->parsed()) return run_inspect(insp);
+    if (convert->parsed()) return run_convert(conv);
     if (train->parsed()) return run_train(tr);
     if (eval->parsed()) {
         parse_fusion(eval_fuse, ev.fusion.method);

@@ -89,9 +89,20 @@ private:
     std::string path_;
 };
 
+// Bounds no trained model comes near, so a crafted or damaged model cannot pass with values that
+// make the detector meaningless or its memory unbounded (io/README.md, "Checks").
+inline constexpr std::size_t kMaxStages = 4096;
+inline constexpr std::size_t kMaxStageSize = 100000;  // learners or weak classifiers in one stage
+inline constexpr float kMaxModelMagnitude = 1e6f;     // |weight|, |bias|, |α|, |response|, |threshold|
+inline constexpr float kMaxEpsilon = 1e6f;            // ε in gray levels of summed magnitude
+inline constexpr float kMaxHysClip = 1.0f;            // components of a unit vector never exceed 1
+
 // Checks every invariant the detector relies on: a window of positive size whose area keeps
-// integral-histogram sums exact; at least one stage, none empty; every rect inside the window;
-// block sides even; every real value finite; ε > 0. Throws ModelError on the first violation.
+// integral-histogram sums exact; 1 to kMaxStages stages of 1 to kMaxStageSize learners; every
+// rect inside the window (64-bit arithmetic: no int overflow for any input); block sides even;
+// every real value finite and within kMaxModelMagnitude; 0 < ε ≤ kMaxEpsilon; 0 < hys_clip ≤ 1;
+// no hog_svm stage whose every α is 0 (it could not tell windows apart). Throws ModelError on the
+// first violation.
 void validate_model(const CascadeModel& model);
 
 // Schema path of stage i, "/stages/003".

@@ -1,14 +1,20 @@
 #pragma once
-// Reading and writing cascade models as HDF5 files, schema version 1 (io/README.md).
+// Reading and writing cascade models as HDF5 files, schema version 2 (io/README.md): an HDF5
+// file whose 512-byte user block holds an integrity header (magic, schema version, length and
+// SHA-256 of everything after it), checked with plain file I/O before libhdf5 sees a byte.
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cascadekit/features/model.hpp"
 
 namespace cascadekit {
 
-inline constexpr int kModelSchemaVersion = 1;
+inline constexpr int kModelSchemaVersion = 2;
+inline constexpr std::size_t kModelHeaderBytes = 512;             // the HDF5 user block
+inline constexpr std::uint64_t kMaxModelFileBytes = 64ull << 20;  // larger files are refused unread
 inline constexpr const char* kModelFormatName = "cascadekit-cascade";
 
 // A model file that cannot be read or written. what() is "<file>: <path in file>: <problem>"
@@ -28,13 +34,32 @@ private:
     std::string problem_;
 };
 
-// Loads and fully validates a model: schema version, every dataset's presence, type and shape,
-// and validate_model()'s invariants. Throws ModelFileError naming the file, the path and the problem.
+// Loads and fully validates a model: the integrity header (refused before libhdf5 opens anything
+// when the file is not a regular file, larger than kMaxModelFileBytes, of schema 1, truncated or
+// damaged anywhere), then every dataset's presence, type, shape and storage (hard links only,
+// no external or virtual storage, no filters) and validate_model()'s invariants.
+// Throws ModelFileError naming the file, the path and the problem.
 CascadeModel load_model(const std::filesystem::path& file);
 
-// Validates the model, writes it to a temporary file beside `file` and renames it into place,
-// so a reader never sees a half-written model. Saving the same model twice gives identical bytes
-// (HDF5 object timestamps are switched off). Throws ModelFileError (or ModelError wrapped in it).
+// The integrity check alone, on a file's bytes (load_model's first step; also for fuzzing).
+void verify_model_header(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file);
+
+// For `cascade convert` only: reads a schema-1 file (no integrity header) or a schema-2 file
+// whose checksum no longer matches (edited with HDF5 tools), with every other check of
+// load_model. libhdf5 parses the file unverified: only for files you trust.
+CascadeModel load_model_unverified(const std::filesystem::path& file);
+
+// Validates the model and writes it (temporary file beside `file`, fsync, rename), so a reader
+// never sees a half-written model; a full disk or unwritable place is reported with the OS's
+// reason and leaves `file` as it was. Equal models give byte-identical files (HDF5 timestamps
+// off). Throws ModelFileError (ModelError wrapped in it for an invalid model).
 void save_model(const CascadeModel& model, const std::filesystem::path& file);
+
+// The bytes save_model writes (header included); `file` only names it in errors.
+std::vector<std::uint8_t> model_file_bytes(const CascadeModel& model, const std::filesystem::path& file);
+
+// Recomputes the header of a schema-2 file in place after it was edited with HDF5 tools (tests
+// build damaged-but-sealed files with it). Trusts the contents: only for files you trust.
+void reseal_model_file(const std::filesystem::path& file);
 
 }  // namespace cascadekit
