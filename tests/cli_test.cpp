@@ -158,7 +158,7 @@ TEST(Cli, UnreadableInputsAreNamedSkippedAndFailTheRun) {
                               " " + q(s.dir / "missing.jpg") + " " + q(s.image) + " " + q(s.dir / "tiny.pgm") + " " + q(s.dir / "empty"),
                           s.dir);
     EXPECT_EQ(r.code, 2);
-    for (const char* name : {"corrupt.png: cannot read or decode image", "missing.jpg: no such file or folder",
+    for (const char* name : {"corrupt.png: not a readable image", "missing.jpg: no such file or folder",
                              "tiny.pgm: image 30x30 is smaller than the model window 64x128", "empty: folder holds no images"})
         EXPECT_NE(r.err.find(name), std::string::npos) << name << "\n" << r.err;
     const auto j = nlohmann::json::parse(slurp(s.dir / "out.json"));

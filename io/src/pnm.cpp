@@ -1,27 +1,31 @@
 #include "cascadekit/io/pnm.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <string>
 
+#include "cascadekit/io/files.hpp"
+
 namespace cascadekit {
 
 namespace {
-// Next header token, skipping whitespace and # comments.
-int header_int(std::istream& in, const std::filesystem::path& path, const char* what) {
-    int c = in.get();
-    while (in && (std::isspace(c) || c == '#')) {
-        if (c == '#')
-            while (in && c != '\n') c = in.get();
-        c = in.get();
+// Next header token, skipping whitespace and # comments; at most 6 digits (so values stay far
+// from int overflow).
+int header_int(const std::vector<std::uint8_t>& b, std::size_t& i, const std::filesystem::path& path, const char* what) {
+    while (i < b.size() && (std::isspace(b[i]) || b[i] == '#')) {
+        if (b[i] == '#')
+            while (i < b.size() && b[i] != '\n') ++i;
+        else
+            ++i;
     }
-    std::string digits;
-    while (in && std::isdigit(c)) {
-        digits.push_back(static_cast<char>(c));
-        c = in.get();
+    int v = 0, digits = 0;
+    while (i < b.size() && std::isdigit(b[i]) && digits <= 6) {
+        v = 10 * v + (b[i++] - '0');
+        ++digits;
     }
-    if (digits.empty() || digits.size() > 6) throw std::runtime_error(path.string() + ": bad PNM header (" + what + ")");
-    return std::stoi(digits);  // the single whitespace after maxval was consumed as c
+    if (digits == 0 || digits > 6) throw std::runtime_error(path.string() + ": bad PNM header (" + what + ")");
+    return v;
 }
 }  // namespace
 
@@ -30,24 +34,42 @@ bool is_pnm_path(const std::filesystem::path& path) {
     return e == ".pgm" || e == ".ppm" || e == ".pnm" || e == ".PGM" || e == ".PPM" || e == ".PNM";
 }
 
-PnmImage read_pnm(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path.string() + ": cannot open");
-    char magic[2] = {};
-    in.read(magic, 2);
-    if (!in || magic[0] != 'P' || (magic[1] != '5' && magic[1] != '6'))
+PnmImage decode_pnm(const std::vector<std::uint8_t>& b, const std::filesystem::path& path, std::int64_t max_pixels) {
+    if (b.size() < 2 || b[0] != 'P' || (b[1] != '5' && b[1] != '6'))
         throw std::runtime_error(path.string() + ": not a binary PGM/PPM file (P5 or P6)");
     PnmImage img;
-    img.channels = magic[1] == '5' ? 1 : 3;
-    img.width = header_int(in, path, "width");
-    img.height = header_int(in, path, "height");
-    const int maxval = header_int(in, path, "maxval");
+    img.channels = b[1] == '5' ? 1 : 3;
+    std::size_t i = 2;
+    img.width = header_int(b, i, path, "width");
+    img.height = header_int(b, i, path, "height");
+    const int maxval = header_int(b, i, path, "maxval");
+    if (i >= b.size() || !std::isspace(b[i])) throw std::runtime_error(path.string() + ": bad PNM header (after maxval)");
+    ++i;  // the single whitespace after maxval
     if (img.width <= 0 || img.height <= 0) throw std::runtime_error(path.string() + ": empty image");
     if (maxval != 255) throw std::runtime_error(path.string() + ": only 8-bit PNM (maxval 255) is supported");
-    img.pixels.resize(static_cast<std::size_t>(img.width) * img.height * img.channels);
-    in.read(reinterpret_cast<char*>(img.pixels.data()), static_cast<std::streamsize>(img.pixels.size()));
-    if (!in) throw std::runtime_error(path.string() + ": truncated pixel data");
+    const std::int64_t pixels = std::int64_t{img.width} * img.height;
+    if (pixels > max_pixels)
+        throw std::runtime_error(path.string() + ": image " + std::to_string(img.width) + "x" + std::to_string(img.height) +
+                                 " has more pixels than the limit of " + std::to_string(max_pixels));
+    // The declared size is checked against the bytes present before anything is allocated.
+    const std::uint64_t need = static_cast<std::uint64_t>(pixels) * static_cast<std::uint64_t>(img.channels);
+    if (b.size() - i < need)
+        throw std::runtime_error(path.string() + ": truncated pixel data (" + std::to_string(b.size() - i) + " of " +
+                                 std::to_string(need) + " bytes)");
+    img.pixels.assign(b.begin() + static_cast<std::ptrdiff_t>(i), b.begin() + static_cast<std::ptrdiff_t>(i + need));
     return img;
+}
+
+PnmImage read_pnm(const std::filesystem::path& path, std::int64_t max_pixels) {
+    // Header (at most a few KB with comments) plus 3 bytes a pixel.
+    const auto limit = static_cast<std::uint64_t>(std::max<std::int64_t>(max_pixels, 0)) * 3u + (1u << 16);
+    std::vector<std::uint8_t> bytes;
+    try {
+        bytes = read_file_bytes(path, limit, "PGM/PPM image");
+    } catch (const FileError& e) {
+        throw std::runtime_error(e.what());
+    }
+    return decode_pnm(bytes, path, max_pixels);
 }
 
 void write_pnm(const std::filesystem::path& path, const ImageView& image) {

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/io/files.hpp"
 #include "bench_util.hpp"
 #include "commands.hpp"
 #include "output_files.hpp"
@@ -91,6 +92,14 @@ int run_bench_features(const BenchFeaturesOptions& o) {
     if (o.repeats < 1) {
         spdlog::error("--repeats must be >= 1");
         return kExitFatal;
+    }
+    if (!o.out.empty()) {
+        try {
+            check_writable_file(o.out);
+        } catch (const std::exception& e) {
+            spdlog::error("{}", e.what());
+            return kExitFatal;
+        }
     }
     const int all = tbb::info::default_concurrency();
     std::ostringstream md;

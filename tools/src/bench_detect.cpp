@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench_util.hpp"
+#include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/io/pnm.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
@@ -74,6 +75,7 @@ std::string fmt(double v, const char* f = "%.2f") {
 int run_bench_detect(const BenchDetectOptions& o) {
     try {
         if (o.repeats < 1 || o.cpu_repeats < 1 || o.batch < 1) throw std::runtime_error("--repeats, --cpu-repeats and --batch must be >= 1");
+        if (!o.out.empty()) check_writable_file(o.out);
         Backend backend = Backend::Auto;
         if (!parse_backend(o.backend, backend)) throw std::runtime_error("bad --backend " + o.backend);
         const CascadeModel model = load_model(o.model);

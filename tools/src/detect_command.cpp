@@ -8,6 +8,7 @@
 #endif
 #include <set>
 
+#include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
@@ -153,9 +154,23 @@ public:
 #if !CASCADEKIT_TOOLS_CODECS
         fail(path, "this cascade was built without video support (CASCADEKIT_TOOLS_CODECS=OFF)");
 #else
+        try {
+            regular_file_size(path, "video");  // a FIFO named x.avi would block the decoder forever
+        } catch (const std::exception& e) {
+            fail(path, e.what());
+            return;
+        }
         cv::VideoCapture cap(path);
         if (!cap.isOpened()) {
             fail(path, "cannot open video");
+            return;
+        }
+        const auto fw = static_cast<std::int64_t>(cap.get(cv::CAP_PROP_FRAME_WIDTH));
+        const auto fh = static_cast<std::int64_t>(cap.get(cv::CAP_PROP_FRAME_HEIGHT));
+        if (fw <= 0 || fh <= 0 || fw * fh > max_image_pixels()) {
+            fail(path, "video frames of " + std::to_string(fw) + "x" + std::to_string(fh) +
+                           " pixels are empty or larger than the limit of " + std::to_string(max_image_pixels()) +
+                           " pixels (--max-megapixels)");
             return;
         }
         const double count = cap.get(cv::CAP_PROP_FRAME_COUNT);
@@ -210,17 +225,33 @@ int run_detect(const DetectOptions& o) {
             spdlog::error("{}: cannot write JSON there: cannot create folder {}", o.json, parent.string());
             return kExitFatal;
         }
+        try {
+            check_writable_file(o.json);
+        } catch (const std::exception& e) {
+            spdlog::error("{}", e.what());
+            return kExitFatal;
+        }
     }
-    std::vector<InputProblem> problems;
-    const std::vector<InputItem> items = expand_inputs(o.inputs, problems);
     if (!o.draw_dir.empty()) {
         std::error_code ec;
+        if (std::filesystem::exists(o.draw_dir, ec) && !std::filesystem::is_directory(o.draw_dir, ec)) {
+            spdlog::error("{}: --draw needs a folder; this is a file", o.draw_dir);
+            return kExitFatal;
+        }
         std::filesystem::create_directories(o.draw_dir, ec);
         if (ec) {
             spdlog::error("{}: cannot create folder: {}", o.draw_dir, ec.message());
             return kExitFatal;
         }
+        try {
+            check_writable_file(std::filesystem::path(o.draw_dir) / "probe.png");
+        } catch (const std::exception& e) {
+            spdlog::error("--draw {}: {}", o.draw_dir, e.what());
+            return kExitFatal;
+        }
     }
+    std::vector<InputProblem> problems;
+    const std::vector<InputItem> items = expand_inputs(o.inputs, problems);
     spdlog::info("model {} ({} stages), backend {}, {} input(s)", o.model, detector->model().stages.size(),
                  detector->backend_name(), items.size());
     DetectRun run(o, *detector, o.model);

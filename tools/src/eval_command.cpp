@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cascadekit/io/files.hpp"
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/fusion.hpp"
@@ -134,6 +135,13 @@ int run_eval(const EvalOptions& o) {
         params.scale_step = o.scale_step;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
+        // Every output is checked before the (long) evaluation starts.
+        for (const std::string* out : {&o.fppw, &o.rejection, &o.fppi})
+            if (!out->empty()) check_writable_file(*out);
+        if (!o.write_lists.empty()) {
+            fs::create_directories(o.write_lists);
+            check_writable_file(fs::path(o.write_lists) / "pennfudan.txt");
+        }
 
         if (!o.write_lists.empty()) {
             const Dataset test = held_out(load_train_config(o.config));

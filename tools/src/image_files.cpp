@@ -1,9 +1,14 @@
 #include "image_files.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <opencv2/imgproc.hpp>
 #include <stdexcept>
 
+#include "cascadekit/io/files.hpp"
+#include "cascadekit/io/image_header.hpp"
 #include "cascadekit/io/pnm.hpp"
 #if CASCADEKIT_TOOLS_CODECS
 #include <opencv2/imgcodecs.hpp>
@@ -11,19 +16,52 @@
 
 namespace cascadekit::tools {
 
+namespace {
+std::int64_t g_max_pixels = kDefaultMaxImagePixels;
+
+std::string megapixels(std::int64_t pixels) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f MPix", static_cast<double>(pixels) / 1e6);
+    return buf;
+}
+}  // namespace
+
+void set_max_image_pixels(std::int64_t pixels) { g_max_pixels = pixels; }
+std::int64_t max_image_pixels() { return g_max_pixels; }
+
 cv::Mat read_bgr(const std::filesystem::path& path) {
-#if CASCADEKIT_TOOLS_CODECS
-    if (!is_pnm_path(path)) {
-        cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_COLOR);
-        if (bgr.empty()) throw std::runtime_error(path.string() + ": cannot read or decode image");
-        return bgr;
+    // Compressed files stay far below 8 bytes a pixel; the bound only keeps reading finite.
+    const std::uint64_t max_bytes = std::max<std::uint64_t>(64ull << 20, static_cast<std::uint64_t>(g_max_pixels) * 8u);
+    std::vector<std::uint8_t> bytes;
+    try {
+        bytes = read_file_bytes(path, max_bytes, "image");
+    } catch (const FileError& e) {
+        throw std::runtime_error(e.what());
     }
+    const std::optional<ImageHeader> header = read_image_header(bytes.data(), bytes.size());
+    if (!header)
+        throw std::runtime_error(path.string() + ": not a readable image (PNG, JPEG, BMP, TIFF, WebP or binary PGM/PPM), "
+                                 "or its header is damaged");
+    if (header->pixels() > g_max_pixels)
+        throw std::runtime_error(path.string() + ": image " + std::to_string(header->width) + "x" +
+                                 std::to_string(header->height) + " (" + megapixels(header->pixels()) +
+                                 ") is larger than the limit of " + megapixels(g_max_pixels) + " (--max-megapixels)");
+    if (const std::string problem = image_data_problem(*header, bytes.data(), bytes.size()); !problem.empty())
+        throw std::runtime_error(path.string() + ": " + problem);
+    if (header->format != "pnm") {
+#if CASCADEKIT_TOOLS_CODECS
+        cv::Mat bgr = cv::imdecode(cv::Mat(1, static_cast<int>(bytes.size()), CV_8UC1, bytes.data()), cv::IMREAD_COLOR);
+        if (bgr.empty()) throw std::runtime_error(path.string() + ": cannot decode image (damaged " + header->format + " data)");
+        if (bgr.cols != header->width || bgr.rows != header->height)
+            throw std::runtime_error(path.string() + ": decoded size " + std::to_string(bgr.cols) + "x" + std::to_string(bgr.rows) +
+                                     " differs from the header's (damaged file)");
+        return bgr;
 #else
-    if (!is_pnm_path(path))
         throw std::runtime_error(path.string() + ": this cascade was built without image codecs "
                                  "(CASCADEKIT_TOOLS_CODECS=OFF) and reads PGM/PPM files only");
 #endif
-    const PnmImage pnm = read_pnm(path);
+    }
+    const PnmImage pnm = decode_pnm(bytes, path, g_max_pixels);
     const cv::Mat src(pnm.height, pnm.width, pnm.channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<std::uint8_t*>(pnm.pixels.data()));
     cv::Mat bgr;
     cv::cvtColor(src, bgr, pnm.channels == 1 ? cv::COLOR_GRAY2BGR : cv::COLOR_RGB2BGR);

@@ -2,6 +2,7 @@
 // Image files for the libraries that take raw buffers. With OpenCV's codecs (the default build)
 // every format OpenCV reads; without them (CASCADEKIT_TOOLS_CODECS=OFF, the small build for
 // machines without OpenCV) binary PGM/PPM only.
+#include <cstdint>
 #include <filesystem>
 #include <opencv2/core.hpp>
 
@@ -9,7 +10,16 @@
 
 namespace cascadekit::tools {
 
-// Decodes to 8-bit BGR. Throws std::runtime_error naming the file when it cannot be decoded.
+// The largest image (or video frame) decoded, in pixels: --max-megapixels, default
+// kDefaultMaxImagePixels (100 MPix). Checked against the file's header before decoding.
+void set_max_image_pixels(std::int64_t pixels);
+std::int64_t max_image_pixels();
+
+// Decodes to 8-bit BGR. Reads only regular files (a FIFO named x.png is refused, not waited on),
+// checks the header's declared size against max_image_pixels() before the decoder allocates, and
+// refuses truncated JPEG and PNG data (libjpeg would fill the rest with grey and only warn).
+// Formats: PNG, JPEG, BMP, TIFF, WebP and binary PGM/PPM (PGM/PPM only without the codecs).
+// Throws std::runtime_error naming the file and the problem.
 cv::Mat read_bgr(const std::filesystem::path& path);
 
 // Decodes and converts with cascadekit's BT.601 gray conversion, exactly as `cascade detect`

@@ -4,10 +4,16 @@
 #include <tbb/global_control.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 
+#include "cascadekit/io/image_header.hpp"
 #include "commands.hpp"
+#include "image_files.hpp"
 
 using namespace cascadekit;
 using namespace cascadekit::tools;
@@ -17,6 +23,52 @@ std::string joined_command_line(int argc, char** argv) {
     std::string s = "cascade";
     for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
     return s;
+}
+
+// Levenshtein distance, for "did you mean" on unknown options.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+void collect_option_names(const CLI::App* app, std::set<std::string>& names) {
+    for (const CLI::Option* opt : app->get_options()) {
+        for (const std::string& n : opt->get_lnames()) names.insert("--" + n);
+        for (const std::string& n : opt->get_snames()) names.insert("-" + n);
+    }
+    for (const CLI::App* sub : app->get_subcommands([](const CLI::App*) { return true; })) collect_option_names(sub, names);
+}
+
+// CLI11 checks required options before it reports unexpected ones, so `--modle x.h5` would say
+// "--model is required". Every word that looks like an option is checked first, by name.
+std::string unknown_option(const CLI::App& app, int argc, char** argv) {
+    std::set<std::string> names;
+    collect_option_names(&app, names);
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--") break;
+        if (arg.size() < 2 || arg[0] != '-') continue;
+        if (std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.') continue;  // a negative number
+        if (const auto eq = arg.find('='); eq != std::string::npos) arg.resize(eq);
+        if (arg.size() > 2 && arg[1] != '-') arg.resize(2);  // -q3 style short options
+        if (names.count(arg)) continue;
+        std::string best;
+        std::size_t best_d = 3;
+        for (const std::string& n : names)
+            if (const std::size_t d = edit_distance(arg, n); d < best_d) best_d = d, best = n;
+        return "unknown option " + arg + (best.empty() ? "" : " (did you mean " + best + "?)");
+    }
+    return {};
 }
 
 // CLI11 check: a choice from a fixed list.
@@ -46,6 +98,10 @@ int main(int argc, char** argv) {
     int threads = 0;
     app.add_flag("-q,--quiet", quiet, "Only warnings and errors on stderr");
     app.add_option("--threads", threads, "Worker threads (default: all hardware threads)")->check(CLI::NonNegativeNumber);
+    double max_megapixels = static_cast<double>(kDefaultMaxImagePixels) / 1e6;
+    app.add_option("--max-megapixels", max_megapixels,
+                   "Largest image or video frame read, in millions of pixels (checked from the file's header before "
+                   "decoding)")->check(CLI::PositiveNumber)->capture_default_str();
 
     // detect -------------------------------------------------------------------------------
     DetectOptions det;
@@ -147,11 +203,19 @@ int main(int argc, char** argv) {
     bench_detect->add_flag("--no-cpu", bd.no_cpu, "Do not time our CPU backend");
     bench_detect->add_option("--out", bd.out, "Also write the Markdown tables to this file");
 
+    // Argument errors exit with kExitFatal (1) like every other error that stops a command
+    // before it runs; --help and --version with 0.
+    if (const std::string unknown = unknown_option(app, argc, argv); !unknown.empty()) {
+        std::fprintf(stderr, "%s\nRun with --help for more information.\n", unknown.c_str());
+        return kExitFatal;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        const int code = app.exit(e);
+        return code == 0 ? kExitOk : kExitFatal;
     }
+    set_max_image_pixels(static_cast<std::int64_t>(max_megapixels * 1e6));
     if (quiet) spdlog::set_level(spdlog::level::warn);
     std::optional<tbb::global_control> limit;
     if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));

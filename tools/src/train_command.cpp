@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cascadekit/io/dataset.hpp"
+#include "cascadekit/io/files.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "commands.hpp"
 #include "configured_data.hpp"
@@ -81,6 +82,9 @@ Dataset training_dataset(const TrainConfig& cfg) {
 
 int run_train(const TrainCommandOptions& o) {
     try {
+        // The model and its checkpoint beside it are written after every round: a place that
+        // cannot take them is refused now, not after the first round's work.
+        check_writable_file(o.out);
         TrainConfig cfg = load_train_config(o.config);
         // The detector that mines does not change the result (same windows on every backend), so
         // it is not part of the configuration's fingerprint: a CPU run may resume on the GPU.

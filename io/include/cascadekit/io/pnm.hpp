@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cascadekit/features/image.hpp"
+#include "cascadekit/io/image_header.hpp"
 
 namespace cascadekit {
 
@@ -18,9 +19,13 @@ struct PnmImage {
     }
 };
 
-// Throws std::runtime_error naming the file and the problem (not PNM, maxval other than 255,
-// truncated data).
-PnmImage read_pnm(const std::filesystem::path& path);
+// Throws std::runtime_error naming the file and the problem (not a regular file, not PNM, maxval
+// other than 255, more than max_pixels pixels, truncated data). The declared size is checked
+// against the limit and the file's bytes before any pixel buffer is allocated.
+PnmImage read_pnm(const std::filesystem::path& path, std::int64_t max_pixels = kDefaultMaxImagePixels);
+// The same from a file's bytes (path names it in errors).
+PnmImage decode_pnm(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& path,
+                    std::int64_t max_pixels = kDefaultMaxImagePixels);
 bool is_pnm_path(const std::filesystem::path& path);  // .pgm, .ppm or .pnm
 // Writes P5 for 1 channel, P6 for 3 or 4 (alpha dropped); BGR views are written as RGB.
 // Not atomic by itself: callers write to a temporary name and rename.
