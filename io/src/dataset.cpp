@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cascadekit/io/files.hpp"
+
 namespace cascadekit {
 
 namespace fs = std::filesystem;
@@ -31,9 +33,18 @@ std::vector<fs::path> images_in(const fs::path& dir) {
 
 }  // namespace
 
+namespace {
+std::string read_text(const fs::path& file, const std::string& what) {
+    try {
+        return read_text_file(file, what);
+    } catch (const FileError& e) {
+        throw DatasetError(e.what());
+    }
+}
+}  // namespace
+
 std::vector<fs::path> read_path_list(const fs::path& list) {
-    std::ifstream in(list);
-    if (!in) throw DatasetError(list.string() + ": cannot read list file");
+    std::istringstream in(read_text(list, "list file"));
     std::vector<fs::path> out;
     std::string line;
     while (std::getline(in, line)) {
@@ -116,8 +127,7 @@ void write_split(const HeldOutSplit& split, const fs::path& file) {
 }
 
 HeldOutSplit read_split(const fs::path& file) {
-    std::ifstream in(file);
-    if (!in) throw DatasetError(file.string() + ": cannot read split file");
+    std::istringstream in(read_text(file, "split file"));
     HeldOutSplit s;
     std::string line;
     int n = 0;

@@ -87,6 +87,11 @@ std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& file, std
     return bytes;
 }
 
+std::string read_text_file(const std::filesystem::path& file, const std::string& what) {
+    const std::vector<std::uint8_t> bytes = read_file_bytes(file, kMaxTextFileBytes, what);
+    return std::string(bytes.begin(), bytes.end());
+}
+
 void write_file_atomically(const std::filesystem::path& file, const void* data, std::size_t size) {
     // Built with append: GCC 12 warns falsely (-Wrestrict, PR 105329) on "literal" + std::string&&.
     std::string name = ".";

@@ -32,10 +32,9 @@ struct WindowScores {
 };
 
 nlohmann::json read_json(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) throw std::runtime_error(file + ": cannot read");
+    const std::string text = read_text_file(file, "JSON file");
     try {
-        return nlohmann::json::parse(in);
+        return nlohmann::json::parse(text);
     } catch (const std::exception& e) {
         throw std::runtime_error(file + ": not valid JSON: " + e.what());
     }

@@ -3,6 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <type_traits>
+
+#include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/features/model.hpp"
+#include "cascadekit/io/files.hpp"
 #include <fstream>
 #include <functional>
 #include <map>
@@ -27,6 +32,8 @@ public:
         } catch (const YAML::Exception&) {
             fail(key, "has the wrong type");
         }
+        if constexpr (std::is_floating_point_v<T>)
+            if (!std::isfinite(out)) fail(key, "must be a finite number");
     }
     [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
         throw ConfigError(origin_ + ": " + key + ": " + problem);
@@ -42,8 +49,11 @@ private:
             if (!n.IsNull()) throw ConfigError(origin_ + ": expected a map of options");
             return;
         }
+        std::set<std::string> seen;  // yaml-cpp keeps both copies of a duplicated key
         for (const auto& kv : n) {
+            if (!kv.first.IsScalar()) throw ConfigError(origin_ + ": option names must be plain words");
             const std::string key = prefix + kv.first.as<std::string>();
+            if (!seen.insert(key).second) fail(key, "given twice");
             if (kv.second.IsMap()) flatten(kv.second, key + ".");
             else values_[key] = kv.second;
         }
@@ -102,24 +112,32 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (c.layout == "lists" && (c.positives_list.empty() || c.negatives_list.empty()))
         r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
     if (c.holdout_every != 0 && c.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
+    if (c.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
+    if (c.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");
     if (c.window_width < 8 || c.window_height < 8) r.fail("window.width", "window sides must be >= 8");
+    if (std::int64_t{c.window_width} * c.window_height > kMaxExactRectArea)
+        r.fail("window.width", "window " + std::to_string(c.window_width) + "x" + std::to_string(c.window_height) +
+                                   " has more than " + std::to_string(kMaxExactRectArea) +
+                                   " pixels, the largest whose HoG sums are exact");
     if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be l2, l2-hys or l1-sqrt");
-    if (!(c.hog.epsilon > 0)) r.fail("hog.epsilon", "must be > 0");
-    if (!(c.hog.hys_clip > 0)) r.fail("hog.hys_clip", "must be > 0");
+    if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
+    if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
     if (c.pool != "zhu" && c.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");
     if (c.candidates_per_round < 1) r.fail("boosting.candidates_per_round", "must be >= 1");
     if (!(c.d_min > 0 && c.d_min <= 1)) r.fail("boosting.d_min", "must be in (0, 1]");
     if (!(c.f_max > 0 && c.f_max < 1)) r.fail("boosting.f_max", "must be in (0, 1)");
     if (!(c.F_target > 0 && c.F_target < 1)) r.fail("boosting.F_target", "must be in (0, 1)");
-    if (c.max_stages < 1) r.fail("boosting.max_stages", "must be >= 1");
-    if (c.max_learners_per_stage < 1) r.fail("boosting.max_learners_per_stage", "must be >= 1");
+    if (c.max_stages < 1 || static_cast<std::size_t>(c.max_stages) > kMaxStages)
+        r.fail("boosting.max_stages", "must be in [1, " + std::to_string(kMaxStages) + "]");
+    if (c.max_learners_per_stage < 1 || static_cast<std::size_t>(c.max_learners_per_stage) > kMaxStageSize)
+        r.fail("boosting.max_learners_per_stage", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (c.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
     if (!(c.svm_c > 0) || !std::isfinite(c.svm_c)) r.fail("svm.C", "must be > 0");
     if (weighting == "resample") c.svm_weighting = SvmWeighting::Resample;
     else if (weighting == "select") c.svm_weighting = SvmWeighting::Select;
     else r.fail("svm.weighting", "must be resample or select");
     if (c.mining_stride < 1) r.fail("mining.stride", "must be >= 1");
-    if (!(c.mining_scale_step > 1)) r.fail("mining.scale_step", "must be > 1");
+    if (!(c.mining_scale_step > 1) || c.mining_scale_step > 10) r.fail("mining.scale_step", "must be in (1, 10]");
     if (c.mining_backend != "auto" && c.mining_backend != "cpu" && c.mining_backend != "cuda")
         r.fail("mining.backend", "must be auto, cpu or cuda");
     if (c.dense_random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
@@ -129,11 +147,13 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
 }
 
 TrainConfig load_train_config(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) throw ConfigError(file + ": cannot read configuration file");
-    std::stringstream s;
-    s << in.rdbuf();
-    return parse_train_config(s.str(), file);
+    std::vector<std::uint8_t> bytes;
+    try {
+        bytes = read_file_bytes(file, kMaxConfigBytes, "configuration file");
+    } catch (const FileError& e) {
+        throw ConfigError(e.what());
+    }
+    return parse_train_config(std::string(bytes.begin(), bytes.end()), file);
 }
 
 std::uint64_t config_fingerprint(const TrainConfig& c) {

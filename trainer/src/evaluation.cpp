@@ -4,7 +4,10 @@
 #include <cmath>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
+
+#include "cascadekit/io/files.hpp"
 
 namespace cascadekit {
 
@@ -126,8 +129,7 @@ std::vector<StageRejection> rejection_profile(const CascadeModel& model, const D
 }
 
 std::vector<Box> read_pascal_annotation(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) throw std::runtime_error(file + ": cannot read annotation");
+    std::istringstream in(read_text_file(file, "annotation"));
     static const std::regex box(R"(Bounding box for object \d+ "[^"]*" \(Xmin, Ymin\) - \(Xmax, Ymax\) : \((\d+), (\d+)\) - \((\d+), (\d+)\))");
     std::vector<Box> out;
     std::string line;

@@ -32,6 +32,10 @@ private:
 std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& file, std::uint64_t max_bytes,
                                           const std::string& what);
 
+// A text file (lists, splits, annotations, JSON) of at most kMaxTextFileBytes, as read_file_bytes.
+inline constexpr std::uint64_t kMaxTextFileBytes = 256ull << 20;
+std::string read_text_file(const std::filesystem::path& file, const std::string& what);
+
 // Size of a regular file without reading it; FileError as read_file_bytes for anything else.
 std::uint64_t regular_file_size(const std::filesystem::path& file, const std::string& what);
 

@@ -64,6 +64,9 @@ struct TrainConfig {
 // Parses and validates; unknown keys and out-of-range values throw ConfigError naming `origin`
 // (the file) and the key.
 TrainConfig parse_train_config(const std::string& yaml_text, const std::string& origin);
+// Reads at most kMaxConfigBytes of a regular file. Every value is checked: types, ranges (finite
+// reals only), unknown and duplicated keys; ConfigError names the file and the key.
+inline constexpr std::uint64_t kMaxConfigBytes = 1u << 20;
 TrainConfig load_train_config(const std::string& file);
 
 // A stable 64-bit fingerprint (FNV-1a) of the configuration text: resuming checks it.
