@@ -4,13 +4,18 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <random>
 
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/trainer.hpp"
+#include "checkpoint.hpp"  // trainer/src: the checkpoint format, to build damaged-but-sealed files
 #include "test_support.hpp"
 #include "trainer_support.hpp"
 
@@ -171,4 +176,101 @@ TEST(Trainer, BadInputIsReportedClearly) {
     }
     opt.resume = true;
     EXPECT_THROW(train(tiny_config(), d.train, read_pgm, opt, obs), TrainError);  // nothing to resume
+}
+
+// A damaged checkpoint is refused by name, never crashes, never resumes into a different model,
+// and leaves the model file as it was.
+TEST(Trainer, DamagedCheckpointsAreRefusedByName) {
+    const SyntheticData d = make_data("trainer_bad_checkpoint");
+    const TrainConfig cfg = tiny_config();
+    TrainOptions opt;
+    opt.model_out = d.dir / "m.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    opt.stop_after_rounds = 6;
+    Quiet obs;
+    EXPECT_FALSE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    const fs::path state = d.dir / "m.h5.state";
+    const std::vector<char> good = bytes(state);
+    const std::vector<char> model_before = bytes(opt.model_out);
+    opt.resume = true;
+    auto expect_refused = [&](const std::string& what, const std::string& problem) {
+        try {
+            train(cfg, d.train, read_pgm, opt, obs);
+            ADD_FAILURE() << what << ": resumed from a damaged checkpoint";
+        } catch (const TrainError& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find(state.string()), std::string::npos) << what << ": " << msg;
+            EXPECT_NE(msg.find(problem), std::string::npos) << what << ": " << msg;
+        }
+        EXPECT_EQ(bytes(opt.model_out), model_before) << what;
+    };
+    auto write = [&](const std::vector<char>& b) {
+        std::ofstream(state, std::ios::binary | std::ios::trunc).write(b.data(), static_cast<std::streamsize>(b.size()));
+    };
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 20; ++trial) {
+        std::vector<char> b = good;
+        const std::size_t at = trial < 4 ? std::size_t(trial) * 13 : rng() % b.size();  // magic, hash, payload
+        b[at] = static_cast<char>(b[at] ^ (1 << (rng() % 8)));
+        write(b);
+        expect_refused("flip at " + std::to_string(at), at < 8 ? "not a cascadekit training checkpoint" : "is damaged");
+    }
+    write(std::vector<char>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2)));
+    expect_refused("truncated", "is damaged");
+
+    // Checksums right, indices wrong (a checkpoint of other data, or a bug): every index is checked.
+    auto with = [&](const std::function<void(detail::Checkpoint&)>& change) {
+        write(good);
+        detail::Checkpoint c = detail::read_checkpoint(state);
+        change(c);
+        detail::write_checkpoint(c, state);
+    };
+    with([](detail::Checkpoint& c) { c.negatives.at(0).image = 99999; });
+    expect_refused("image index", "negative window 0 names image 99999");
+    with([](detail::Checkpoint& c) { c.negatives.at(1).x = 1 << 30; });
+    expect_refused("position", "negative window 1 lies outside its pyramid level");
+    with([](detail::Checkpoint& c) { c.negatives.at(2).scale = -1; });
+    expect_refused("scale", "negative window 2 has scale");
+    with([](detail::Checkpoint& c) { c.weights.pop_back(); });
+    expect_refused("weights", "sample weights for");
+    with([](detail::Checkpoint& c) { c.current.learners.at(0).block.x = 2147483646; });
+    expect_refused("block", "a block is not a valid block of the window");
+
+    // The good checkpoint still resumes.
+    write(good);
+    opt.stop_after_rounds = 0;
+    EXPECT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+}
+
+// Every bad value is refused when the configuration is read, naming the file and the key.
+TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
+    const std::pair<const char*, const char*> cases[] = {
+        {"hog: {epsilon: .inf}", "x.yaml: hog.epsilon: must be a finite number"},
+        {"hog: {hys_clip: .nan}", "x.yaml: hog.hys_clip: must be a finite number"},
+        {"mining: {scale_step: .inf}", "x.yaml: mining.scale_step: must be a finite number"},
+        {"data: {max_positives: -5}", "x.yaml: data.max_positives: must be >= 0"},
+        {"data: {max_negative_images: -1}", "x.yaml: data.max_negative_images: must be >= 0"},
+        {"window: {width: 1000, height: 1000}", "x.yaml: window.width: window 1000x1000 has more than 46522 pixels"},
+        {"seed: 1\nseed: 2\n", "x.yaml: seed: given twice"},
+        {"boosting: {d_min: 0.9, d_min: 0.95}", "x.yaml: boosting.d_min: given twice"},
+        {"boosting: {max_stages: 100000}", "x.yaml: boosting.max_stages: must be in [1, 4096]"},
+        {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
+    };
+    for (const auto& [text, message] : cases) {
+        try {
+            parse_train_config(text, "x.yaml");
+            ADD_FAILURE() << "accepted: " << text;
+        } catch (const ConfigError& e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << text << "\n" << e.what();
+        }
+    }
+    // Files: a FIFO is refused at once, not waited on.
+    const fs::path dir = scratch_dir("trainer_config_files");
+    ASSERT_EQ(::mkfifo((dir / "fifo.yaml").c_str(), 0600), 0);
+    try {
+        load_train_config((dir / "fifo.yaml").string());
+        ADD_FAILURE() << "read a FIFO";
+    } catch (const ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("is a FIFO (named pipe), not a configuration file"), std::string::npos) << e.what();
+    }
 }

@@ -2,15 +2,27 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
-#include <fstream>
+
+#include "cascadekit/features/pyramid.hpp"
+#include "cascadekit/io/files.hpp"
 
 #include "cascadekit/trainer/trainer.hpp"
 
 namespace cascadekit::detail {
 
 namespace {
-constexpr char kMagic[8] = {'C', 'K', 'T', 'R', 'N', 'S', 'T', '1'};
+// File: magic (8 bytes), SHA-256 of the payload (32), payload. Version 1 had no checksum.
+constexpr char kMagic[8] = {'C', 'K', 'T', 'R', 'N', 'S', 'T', '2'};
+constexpr char kMagicV1[8] = {'C', 'K', 'T', 'R', 'N', 'S', 'T', '1'};
+constexpr std::size_t kPrefix = 8 + 32;
+
+TrainError checkpoint_damaged(const std::filesystem::path& file, const std::string& problem) {
+    return TrainError("checkpoint " + file.string() + " is damaged: " + problem +
+                      "; delete it to start over (or restore it from a backup)");
+}
 
 class Out {
 public:
@@ -41,7 +53,8 @@ private:
 
 class In {
 public:
-    In(std::vector<char> b, std::filesystem::path file) : buf_(std::move(b)), file_(std::move(file)) {}
+    In(std::vector<char> b, std::filesystem::path file, std::size_t start)
+        : buf_(std::move(b)), file_(std::move(file)), pos_(start) {}
     template <class T>
     T pod() {
         if (pos_ + sizeof(T) > buf_.size()) fail();
@@ -67,24 +80,27 @@ public:
     }
     HogSvmStage stage() {
         HogSvmStage s;
-        s.vote = pod<std::int32_t>() == 0 ? VoteMode::Binary : VoteMode::Margin;
+        const auto vote = pod<std::int32_t>();
+        if (vote != 0 && vote != 1) fail();
+        s.vote = vote == 0 ? VoteMode::Binary : VoteMode::Margin;
         s.threshold = pod<float>();
         s.learners = vec<HogLearner>();
         return s;
     }
     bool at_end() const { return pos_ == buf_.size(); }
-    [[noreturn]] void fail() const { throw TrainError(file_.string() + ": checkpoint is truncated or corrupt"); }
+    [[noreturn]] void fail() const { throw checkpoint_damaged(file_, "its contents do not parse"); }
 
 private:
     std::vector<char> buf_;
     std::filesystem::path file_;
-    std::size_t pos_ = 0;
+    std::size_t pos_;
 };
 }  // namespace
 
 void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file) {
     Out o;
     for (char ch : kMagic) o.pod(ch);
+    for (std::size_t i = 0; i < 32; ++i) o.pod('\0');  // SHA-256, filled in below
     o.pod(c.fingerprint);
     o.str(c.created_utc);
     o.pod<std::uint64_t>(c.stages.size());
@@ -99,31 +115,41 @@ void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file) {
     o.pod<std::uint8_t>(c.finished);
     o.pod<std::uint8_t>(c.exhausted);
     o.str(c.stop_reason);
-    std::filesystem::path tmp = file;
-    tmp += ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        f.write(o.bytes().data(), static_cast<std::streamsize>(o.bytes().size()));
-        f.flush();
-        if (!f) throw TrainError(file.string() + ": cannot write checkpoint");
+    std::vector<char> bytes = o.bytes();
+    const Sha256 digest = sha256(bytes.data() + kPrefix, bytes.size() - kPrefix);
+    std::memcpy(bytes.data() + 8, digest.data(), digest.size());
+    try {
+        write_file_atomically(file, bytes.data(), bytes.size());
+    } catch (const FileError& e) {
+        throw TrainError(std::string("cannot write checkpoint ") + e.what());
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, file, ec);
-    if (ec) throw TrainError(file.string() + ": cannot move checkpoint into place: " + ec.message());
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& file) {
-    std::ifstream f(file, std::ios::binary);
-    if (!f) throw TrainError(file.string() + ": no checkpoint to resume from");
-    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    In in(std::move(bytes), file);
-    for (char ch : kMagic)
-        if (in.pod<char>() != ch) throw TrainError(file.string() + ": not a cascadekit training checkpoint");
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) throw TrainError(file.string() + ": no checkpoint to resume from");
+    std::vector<std::uint8_t> raw;
+    try {
+        raw = read_file_bytes(file, kMaxCheckpointBytes, "training checkpoint");
+    } catch (const FileError& e) {
+        throw TrainError(e.what());
+    }
+    std::vector<char> bytes(raw.begin(), raw.end());
+    if (bytes.size() >= 8 && std::equal(kMagicV1, kMagicV1 + 8, bytes.begin()))
+        throw TrainError("checkpoint " + file.string() + " was written by an older cascadekit (no checksum); "
+                         "delete it to start over");
+    if (bytes.size() < kPrefix || !std::equal(kMagic, kMagic + 8, bytes.begin()))
+        throw TrainError(file.string() + ": not a cascadekit training checkpoint (delete it to start over)");
+    Sha256 stored;
+    std::memcpy(stored.data(), bytes.data() + 8, stored.size());
+    if (sha256(bytes.data() + kPrefix, bytes.size() - kPrefix) != stored)
+        throw checkpoint_damaged(file, "SHA-256 of its contents does not match");
+    In in(std::move(bytes), file, kPrefix);
     Checkpoint c;
     c.fingerprint = in.pod<std::uint64_t>();
     c.created_utc = in.str();
     const auto n = in.pod<std::uint64_t>();
-    if (n > 100000) in.fail();
+    if (n > kMaxStages) in.fail();
     for (std::uint64_t i = 0; i < n; ++i) c.stages.push_back(in.stage());
     c.current = in.stage();
     c.weights = in.vec<double>();
@@ -137,6 +163,48 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
     c.stop_reason = in.str();
     if (!in.at_end()) in.fail();
     return c;
+}
+
+namespace {
+void check_stage(const HogSvmStage& st, const std::string& what, int ww, int wh, const std::filesystem::path& file) {
+    auto bad = [&](const std::string& problem) { throw checkpoint_damaged(file, what + ": " + problem); };
+    if (!std::isfinite(st.threshold)) bad("threshold is not finite");
+    if (st.learners.size() > kMaxStageSize) bad("too many learners");
+    for (const HogLearner& l : st.learners) {
+        if (!l.block.inside(ww, wh) || l.block.w % 2 != 0 || l.block.h % 2 != 0) bad("a block is not a valid block of the window");
+        if (!std::isfinite(l.bias) || !std::isfinite(l.alpha) ||
+            !std::all_of(l.weights.begin(), l.weights.end(), [](float v) { return std::isfinite(v); }))
+            bad("a learner holds a non-finite value");
+    }
+}
+}  // namespace
+
+void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file, int ww, int wh, std::size_t positives,
+                         const std::vector<GrayImage>& images) {
+    auto bad = [&](const std::string& problem) { throw checkpoint_damaged(file, problem); };
+    for (std::size_t s = 0; s < c.stages.size(); ++s) {
+        check_stage(c.stages[s], "stage " + std::to_string(s + 1), ww, wh, file);
+        if (c.stages[s].learners.empty()) bad("stage " + std::to_string(s + 1) + " has no learners");
+    }
+    check_stage(c.current, "the stage in training", ww, wh, file);
+    if (!c.weights.empty() && c.weights.size() != positives + c.negatives.size())
+        bad(std::to_string(c.weights.size()) + " sample weights for " + std::to_string(positives + c.negatives.size()) +
+            " samples (did the data change?)");
+    for (double w : c.weights)
+        if (!std::isfinite(w) || w < 0) bad("a sample weight is negative or not finite");
+    for (std::size_t i = 0; i < c.negatives.size(); ++i) {
+        const WindowRef& r = c.negatives[i];
+        const std::string at = "negative window " + std::to_string(i);
+        if (r.image >= images.size())
+            bad(at + " names image " + std::to_string(r.image) + " of " + std::to_string(images.size()));
+        if (!std::isfinite(r.scale) || r.scale < 1.0 || r.scale > 1e4) bad(at + " has scale " + std::to_string(r.scale));
+        const GrayImage& img = images[r.image];
+        const PyramidLevel l = pyramid_level(img.width, img.height, r.scale);
+        if (r.x < 0 || r.y < 0 || std::int64_t{r.x} + ww > l.width || std::int64_t{r.y} + wh > l.height)
+            bad(at + " lies outside its pyramid level");
+    }
+    for (double v : {c.cascade_fp_rate, c.seconds, c.mining_seconds})
+        if (!std::isfinite(v) || v < 0) bad("a progress figure is negative or not finite");
 }
 
 }  // namespace cascadekit::detail

@@ -28,7 +28,17 @@ struct Checkpoint {
     std::string stop_reason;
 };
 
-void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file);  // atomic
-Checkpoint read_checkpoint(const std::filesystem::path& file);                  // throws TrainError
+inline constexpr std::uint64_t kMaxCheckpointBytes = 4ull << 30;
+
+// Atomic (temporary file, fsync, rename); the payload is covered by a SHA-256 in the header.
+void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file);
+// Throws TrainError "checkpoint FILE is damaged: ...; delete it to start over" for a checksum
+// mismatch or a payload that does not parse (every length is bounded by the file's size).
+Checkpoint read_checkpoint(const std::filesystem::path& file);
+// Checks every index and value against the data it will be used with: learners' blocks inside
+// the window, finite values, one weight per sample, every negative window's image index, scale
+// and position inside its pyramid level. Throws TrainError as read_checkpoint does.
+void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file, int window_width, int window_height,
+                         std::size_t positives, const std::vector<GrayImage>& images);
 
 }  // namespace cascadekit::detail

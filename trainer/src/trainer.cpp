@@ -163,6 +163,8 @@ public:
         detail::visit_positives(data_.positives, loader_, cfg_.window_width, cfg_.window_height,
                                 [&](std::size_t i, const IntegralHistogram& ih, int x, int y) { samples_.store(i, ih, x, y); });
         images_ = detail::load_images(data_.negatives, loader_);
+        if (opt_.resume)
+            detail::validate_checkpoint(ck_, state_file(), cfg_.window_width, cfg_.window_height, positives_, images_);
         target_negatives_ = cfg_.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.negatives_per_stage) : positives_;
 
         if (!opt_.resume) {
