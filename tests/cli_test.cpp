@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cascadekit/io/model_file.hpp"
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -16,28 +17,6 @@ using namespace cascadekit::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct CommandResult {
-    int code;
-    std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-CommandResult cascade(const std::string& args, const fs::path& dir) {
-    const std::string cmd = std::string("'") + CASCADE_EXE + "' " + args + " >'" + (dir / "stdout.txt").string() +
-                            "' 2>'" + (dir / "stderr.txt").string() + "'";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
-}
-
-// Shell-quoted path. Built with append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string&&.
-std::string q(const fs::path& p) { return std::string("'").append(p.string()).append("'"); }
 
 // A scene with two bars at known windows (see runtime tests) and the bar model.
 struct Scene {

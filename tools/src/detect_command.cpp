@@ -73,7 +73,8 @@ public:
         json_["errors"] = nlohmann::json::array();
     }
 
-    void fail(const std::string& path, const std::string& problem) {
+    void fail(const std::string& path, std::string problem) {
+        if (problem.rfind(path + ": ", 0) == 0) problem.erase(0, path.size() + 2);  // errors that name the file already
         spdlog::error("{}: {}", path, problem);
         json_["errors"].push_back({{"path", path}, {"error", problem}});
         ++failures_;

@@ -21,7 +21,8 @@ std::int64_t g_max_pixels = kDefaultMaxImagePixels;
 
 std::string megapixels(std::int64_t pixels) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f MPix", static_cast<double>(pixels) / 1e6);
+    const double mp = static_cast<double>(pixels) / 1e6;
+    std::snprintf(buf, sizeof buf, mp < 10 ? "%.2f MPix" : "%.0f MPix", mp);
     return buf;
 }
 }  // namespace
