@@ -545,9 +545,11 @@ void verify_model_header(const std::vector<std::uint8_t>& bytes, const std::file
              "; re-save it from a trusted copy (after editing it with HDF5 tools, re-seal it: cascade convert)");
 }
 
-CascadeModel load_model(const std::filesystem::path& file) {
+CascadeModel load_model(const std::filesystem::path& file) { return parse_model_file(read_model_bytes(file), file); }
+
+CascadeModel parse_model_file(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file) {
     silence_hdf5();
-    const std::vector<std::uint8_t> bytes = read_model_bytes(file);
+    if (bytes.size() > kMaxModelFileBytes) throw ModelFileError(file, "/", "larger than the model file limit");
     verify_model_header(bytes, file);
     Handle f = open_image(bytes, file);
     return Reader(file, bytes.size(), false).read(f.get());

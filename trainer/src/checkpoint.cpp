@@ -97,7 +97,7 @@ private:
 };
 }  // namespace
 
-void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file) {
+std::vector<char> checkpoint_bytes(const Checkpoint& c) {
     Out o;
     for (char ch : kMagic) o.pod(ch);
     for (std::size_t i = 0; i < 32; ++i) o.pod('\0');  // SHA-256, filled in below
@@ -118,6 +118,11 @@ void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file) {
     std::vector<char> bytes = o.bytes();
     const Sha256 digest = sha256(bytes.data() + kPrefix, bytes.size() - kPrefix);
     std::memcpy(bytes.data() + 8, digest.data(), digest.size());
+    return bytes;
+}
+
+void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file) {
+    const std::vector<char> bytes = checkpoint_bytes(c);
     try {
         write_file_atomically(file, bytes.data(), bytes.size());
     } catch (const FileError& e) {
@@ -134,7 +139,10 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
     } catch (const FileError& e) {
         throw TrainError(e.what());
     }
-    std::vector<char> bytes(raw.begin(), raw.end());
+    return parse_checkpoint(std::vector<char>(raw.begin(), raw.end()), file);
+}
+
+Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path& file) {
     if (bytes.size() >= 8 && std::equal(kMagicV1, kMagicV1 + 8, bytes.begin()))
         throw TrainError("checkpoint " + file.string() + " was written by an older cascadekit (no checksum); "
                          "delete it to start over");

@@ -35,6 +35,9 @@ void write_checkpoint(const Checkpoint& c, const std::filesystem::path& file);
 // Throws TrainError "checkpoint FILE is damaged: ...; delete it to start over" for a checksum
 // mismatch or a payload that does not parse (every length is bounded by the file's size).
 Checkpoint read_checkpoint(const std::filesystem::path& file);
+// The bytes write_checkpoint writes, and read_checkpoint on bytes (for fuzzing).
+std::vector<char> checkpoint_bytes(const Checkpoint& c);
+Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path& file);
 // Checks every index and value against the data it will be used with: learners' blocks inside
 // the window, finite values, one weight per sample, every negative window's image index, scale
 // and position inside its pyramid level. Throws TrainError as read_checkpoint does.

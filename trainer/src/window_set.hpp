@@ -13,7 +13,7 @@ namespace cascadekit::detail {
 class WindowSet {
 public:
     WindowSet(int window_width, int window_height)
-        : ww_(window_width), wh_(window_height),
+        : wh_(window_height),
           row_stride_(static_cast<std::size_t>(window_width + 1) * kOrientationBins),
           patch_size_(row_stride_ * static_cast<std::size_t>(window_height + 1)) {}
     void resize(std::size_t n) { data_.resize(n * patch_size_); }
@@ -31,7 +31,7 @@ public:
     }
 
 private:
-    int ww_, wh_;
+    int wh_;
     std::size_t row_stride_, patch_size_;
     std::vector<std::uint32_t> data_;
 };

@@ -41,6 +41,9 @@ private:
 // Throws ModelFileError naming the file, the path and the problem.
 CascadeModel load_model(const std::filesystem::path& file);
 
+// load_model on a file's bytes (for models embedded elsewhere, and fuzzing); `file` names it.
+CascadeModel parse_model_file(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file);
+
 // The integrity check alone, on a file's bytes (load_model's first step; also for fuzzing).
 void verify_model_header(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& file);
 
