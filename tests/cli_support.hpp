@@ -8,6 +8,9 @@
 #include <sstream>
 #include <string>
 
+#include "cascadekit/io/model_file.hpp"
+#include "test_support.hpp"
+
 namespace cascadekit::test {
 
 struct CommandResult {
@@ -33,5 +36,22 @@ inline CommandResult cascade(const std::string& args, const std::filesystem::pat
 
 // Shell-quoted path. Built with append: GCC 12 warns falsely (-Wrestrict) on "x" + std::string&&.
 inline std::string q(const std::filesystem::path& p) { return std::string("'").append(p.string()).append("'"); }
+
+// A scene with two bars at known windows (see runtime tests) and the bar model.
+struct Scene {
+    std::filesystem::path dir, model, image;
+};
+inline Scene make_scene(const std::string& name) {
+    Scene s;
+    s.dir = scratch_dir(name);
+    s.model = s.dir / "bar.h5";
+    save_model(bar_model(), s.model);
+    GrayImage img = constant_image(420, 400, 0);
+    draw_bar(img, 32, 24, 1.0);
+    draw_bar(img, 160 * 1.44, 80 * 1.44, 1.44);
+    s.image = s.dir / "bars.pgm";
+    write_pgm(s.image, img);
+    return s;
+}
 
 }  // namespace cascadekit::test

@@ -18,22 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A scene with two bars at known windows (see runtime tests) and the bar model.
-struct Scene {
-    fs::path dir, model, image;
-};
-Scene make_scene(const std::string& name) {
-    Scene s;
-    s.dir = scratch_dir(name);
-    s.model = s.dir / "bar.h5";
-    save_model(bar_model(), s.model);
-    GrayImage img = constant_image(420, 400, 0);
-    draw_bar(img, 32, 24, 1.0);
-    draw_bar(img, 160 * 1.44, 80 * 1.44, 1.44);
-    s.image = s.dir / "bars.pgm";
-    write_pgm(s.image, img);
-    return s;
-}
 
 }  // namespace
 
@@ -209,20 +193,7 @@ TEST(Cli, BenchFeaturesWritesATable) {
 
 TEST(Cli, TrainResumeInspectAndEvaluate) {
     const fs::path dir = scratch_dir("cli_train");
-    std::mt19937 rng(5);
-    {
-        std::ofstream pos(dir / "pos.txt"), neg(dir / "neg.txt");
-        for (int i = 0; i < 60; ++i) {
-            GrayImage g = blobby_image(80, 144, static_cast<unsigned>(rng()));
-            draw_bar(g, 8, 8, 1.0);
-            write_pgm(dir / ("p" + std::to_string(i) + ".pgm"), g);
-            pos << "p" << i << ".pgm\n";
-        }
-        for (int i = 0; i < 10; ++i) {
-            write_pgm(dir / ("n" + std::to_string(i) + ".pgm"), blobby_image(180, 200, static_cast<unsigned>(rng())));
-            neg << "n" << i << ".pgm\n";
-        }
-    }
+    write_bar_training_lists(dir);
     std::ofstream(dir / "cfg.yaml") << "seed: 3\n"
                                        "data: {layout: lists, positives_list: " << (dir / "pos.txt").string()
                                     << ", negatives_list: " << (dir / "neg.txt").string() << ", holdout_every: 5, split_file: "

@@ -15,6 +15,7 @@
 
 #include "cascadekit/io/model_file.hpp"
 #include "cli_support.hpp"
+#include "model_edit.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -22,22 +23,6 @@ using namespace cascadekit::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Scene {
-    fs::path dir, model, image;
-};
-
-Scene make_scene(const std::string& name) {
-    Scene s;
-    s.dir = scratch_dir(name);
-    s.model = s.dir / "bar.h5";
-    save_model(bar_model(), s.model);
-    GrayImage img = constant_image(300, 300, 0);
-    draw_bar(img, 32, 24, 1.0);
-    s.image = s.dir / "bars.pgm";
-    write_pgm(s.image, img);
-    return s;
-}
 
 std::vector<char> file_bytes(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -66,21 +51,12 @@ void expect_has(const std::string& text, const std::string& part) { EXPECT_NE(te
 // 1. A block rectangle whose x + w overflows int: refused at load, never evaluated.
 TEST(Hardening, OverflowingRectanglesAreRefused) {
     const Scene s = make_scene("hard_overflow");
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    hid_t f = H5Fopen(s.model.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    ASSERT_GE(f, 0);
-    hid_t d = H5Dopen2(f, "/stages/000/blocks", H5P_DEFAULT);
-    int rect[4] = {2147483640, 0, 16, 16};
-    hid_t fs_ = H5Dget_space(d);
-    const hsize_t start[2] = {0, 0}, count[2] = {1, 4};
-    H5Sselect_hyperslab(fs_, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    hid_t ms = H5Screate_simple(2, count, nullptr);
-    H5Dwrite(d, H5T_NATIVE_INT, ms, fs_, H5P_DEFAULT, rect);
-    H5Sclose(ms);
-    H5Sclose(fs_);
-    H5Dclose(d);
-    H5Fclose(f);
-    reseal_model_file(s.model);
+    ASSERT_TRUE(edit_model_file(s.model, [](hid_t f) {
+        poke(f, "/stages/000/blocks", 0, 0, 2147483640);
+        poke(f, "/stages/000/blocks", 0, 1, 0);
+        poke(f, "/stages/000/blocks", 0, 2, 16);
+        poke(f, "/stages/000/blocks", 0, 3, 16);
+    }));
     const CommandResult r = cascade("detect --model " + q(s.model) + " --json " + q(s.dir / "out.json") + " " + q(s.image), s.dir);
     EXPECT_EQ(r.code, 1) << r.err;
     expect_has(r.err, s.model.string() + ": /stages/000/blocks[0]: block (x=2147483640, y=0, w=16, h=16) is not inside the 64x128 window");
@@ -116,19 +92,10 @@ TEST(Hardening, DamagedModelIsRefusedBeforeHdf5) {
 // 3. A model whose weights live in another file (/dev/zero) is refused.
 TEST(Hardening, ModelsCannotPullDataFromElsewhere) {
     const Scene s = make_scene("hard_external");
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    hid_t f = H5Fopen(s.model.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    ASSERT_GE(f, 0);
-    H5Ldelete(f, "/stages/000/weights", H5P_DEFAULT);
-    const hsize_t dims[2] = {1, 36};
-    hid_t sp = H5Screate_simple(2, dims, nullptr);
-    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_external(dcpl, "/dev/zero", 0, 144);
-    H5Dclose(H5Dcreate2(f, "/stages/000/weights", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-    H5Pclose(dcpl);
-    H5Sclose(sp);
-    H5Fclose(f);
-    reseal_model_file(s.model);
+    ASSERT_TRUE(edit_model_file(s.model, [](hid_t f) {
+        recreate_float_dataset(f, "/stages/000/weights", {1, 36},
+                               [](hid_t dcpl, hid_t) { H5Pset_external(dcpl, "/dev/zero", 0, 144); });
+    }));
     const CommandResult r = cascade("detect --model " + q(s.model) + " " + q(s.image), s.dir);
     EXPECT_EQ(r.code, 1);
     expect_has(r.err, s.model.string() + ": /stages/000/weights: keeps its values in an external file; refused");
@@ -151,7 +118,7 @@ TEST(Hardening, HugeDeclaredImagesAreRefusedFromTheirHeaders) {
     // The limit is an option.
     const CommandResult small = cascade("--max-megapixels 0.05 detect --model " + q(s.model) + " " + q(s.image), s.dir);
     EXPECT_EQ(small.code, 2) << small.err;
-    expect_has(small.err, "bars.pgm: image 300x300 (0.09 MPix) is larger than the limit of 0.05 MPix");
+    expect_has(small.err, "bars.pgm: image 420x400 (0.17 MPix) is larger than the limit of 0.05 MPix");
 }
 
 // 5. Truncated JPEG and PNG are failed inputs, not grey-filled images; a FIFO is refused, not
@@ -263,20 +230,7 @@ TEST(Hardening, UnwritableOutputsAndBadArgumentsFailFirst) {
 // was never interrupted.
 TEST(Hardening, KillDuringTrainingThenResumeIsBitIdentical) {
     const fs::path dir = scratch_dir("hard_kill");
-    std::mt19937 rng(5);
-    {
-        std::ofstream pos(dir / "pos.txt"), neg(dir / "neg.txt");
-        for (int i = 0; i < 60; ++i) {
-            GrayImage g = blobby_image(80, 144, static_cast<unsigned>(rng()));
-            draw_bar(g, 8, 8, 1.0);
-            write_pgm(dir / ("p" + std::to_string(i) + ".pgm"), g);
-            pos << "p" << i << ".pgm\n";
-        }
-        for (int i = 0; i < 10; ++i) {
-            write_pgm(dir / ("n" + std::to_string(i) + ".pgm"), blobby_image(180, 200, static_cast<unsigned>(rng())));
-            neg << "n" << i << ".pgm\n";
-        }
-    }
+    write_bar_training_lists(dir);
     std::ofstream(dir / "cfg.yaml") << "seed: 3\n"
                                        "data: {layout: lists, positives_list: " << (dir / "pos.txt").string()
                                     << ", negatives_list: " << (dir / "neg.txt").string() << ", holdout_every: 0}\n"

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "cascadekit/io/model_file.hpp"
+#include "model_edit.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -60,16 +61,7 @@ void expect_bit_identical(const CascadeModel& a, const CascadeModel& b) {
     }
 }
 
-// Opens a saved model read-write, lets the test damage it, closes it and re-seals it (a crafted
-// file with a correct checksum: what the checks after the integrity header must catch).
-void edit(const fs::path& p, const std::function<void(hid_t)>& damage) {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    hid_t f = H5Fopen(p.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    ASSERT_GE(f, 0);
-    damage(f);
-    H5Fclose(f);
-    reseal_model_file(p);
-}
+void edit(const fs::path& p, const std::function<void(hid_t)>& damage) { ASSERT_TRUE(edit_model_file(p, damage)); }
 
 void set_int_attr(hid_t obj, const char* name, int v) {
     H5Adelete(obj, name);
@@ -113,20 +105,6 @@ void replace_dataset(hid_t f, const char* path, std::vector<hsize_t> dims, const
     if (!values.empty()) H5Dwrite(d, fl ? H5T_NATIVE_FLOAT : H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
     H5Dclose(d);
     H5Sclose(sp);
-}
-
-// Writes a value into element (row, col) of an existing 2-D dataset.
-template <class T>
-void poke(hid_t f, const char* path, hsize_t row, hsize_t col, T value) {
-    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
-    hid_t fs_ = H5Dget_space(d);
-    const hsize_t start[2] = {row, col}, count[2] = {1, 1};
-    H5Sselect_hyperslab(fs_, H5S_SELECT_SET, start, nullptr, count, nullptr);
-    hid_t ms = H5Screate_simple(2, count, nullptr);
-    H5Dwrite(d, std::is_same_v<T, float> ? H5T_NATIVE_FLOAT : H5T_NATIVE_INT, ms, fs_, H5P_DEFAULT, &value);
-    H5Sclose(ms);
-    H5Sclose(fs_);
-    H5Dclose(d);
 }
 
 class ModelFile : public ::testing::Test {
@@ -418,44 +396,22 @@ TEST_F(ModelFile, ExternalAndSoftLinksAreRefused) {
 TEST_F(ModelFile, ExternalStorageVirtualAndCompressedDatasetsAreRefused) {
     // Weights read from /dev/zero: the values would not be the file's.
     edit(path_, [](hid_t f) {
-        H5Ldelete(f, "/stages/001/bias", H5P_DEFAULT);
-        const hsize_t dims[1] = {4};
-        hid_t sp = H5Screate_simple(1, dims, nullptr);
-        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_external(dcpl, "/dev/zero", 0, 16);
-        H5Dclose(H5Dcreate2(f, "/stages/001/bias", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-        H5Pclose(dcpl);
-        H5Sclose(sp);
+        recreate_float_dataset(f, "/stages/001/bias", {4}, [](hid_t dcpl, hid_t) { H5Pset_external(dcpl, "/dev/zero", 0, 16); });
     });
     expect_error("/stages/001/bias", "keeps its values in an external file");
-
     save_model(full_model(), path_);
     edit(path_, [](hid_t f) {
-        H5Ldelete(f, "/stages/001/bias", H5P_DEFAULT);
-        const hsize_t dims[1] = {4};
-        hid_t sp = H5Screate_simple(1, dims, nullptr);
-        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_virtual(dcpl, sp, "other.h5", "/bias", sp);
-        H5Dclose(H5Dcreate2(f, "/stages/001/bias", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT));
-        H5Pclose(dcpl);
-        H5Sclose(sp);
+        recreate_float_dataset(f, "/stages/001/bias", {4},
+                               [](hid_t dcpl, hid_t sp) { H5Pset_virtual(dcpl, sp, "other.h5", "/bias", sp); });
     });
     expect_error("/stages/001/bias", "is a virtual dataset");
-
     save_model(full_model(), path_);
     edit(path_, [](hid_t f) {
-        H5Ldelete(f, "/stages/001/bias", H5P_DEFAULT);
-        const hsize_t dims[1] = {4};
-        hid_t sp = H5Screate_simple(1, dims, nullptr);
-        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_chunk(dcpl, 1, dims);
-        H5Pset_deflate(dcpl, 6);
-        hid_t d = H5Dcreate2(f, "/stages/001/bias", H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        const float v[4] = {0.1f, 0.2f, 0.3f, 0.4f};
-        H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
-        H5Dclose(d);
-        H5Pclose(dcpl);
-        H5Sclose(sp);
+        recreate_float_dataset(f, "/stages/001/bias", {4}, [](hid_t dcpl, hid_t) {
+            const hsize_t chunk[1] = {4};
+            H5Pset_chunk(dcpl, 1, chunk);
+            H5Pset_deflate(dcpl, 6);
+        }, {0.1f, 0.2f, 0.3f, 0.4f});
     });
     expect_error("/stages/001/bias", "is chunked or filtered");
 }

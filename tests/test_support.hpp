@@ -161,4 +161,21 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
     return dir;
 }
 
+// A tiny training set for the command line: 60 positive crops (80x144, a bar in the window at
+// (8, 8)) listed in DIR/pos.txt and 10 negative images (180x200) in DIR/neg.txt, as PGM files.
+inline void write_bar_training_lists(const std::filesystem::path& dir, unsigned seed = 5) {
+    std::mt19937 rng(seed);
+    std::ofstream pos(dir / "pos.txt"), neg(dir / "neg.txt");
+    for (int i = 0; i < 60; ++i) {
+        GrayImage g = blobby_image(80, 144, static_cast<unsigned>(rng()));
+        draw_bar(g, 8, 8, 1.0);
+        write_pgm(dir / ("p" + std::to_string(i) + ".pgm"), g);
+        pos << "p" << i << ".pgm\n";
+    }
+    for (int i = 0; i < 10; ++i) {
+        write_pgm(dir / ("n" + std::to_string(i) + ".pgm"), blobby_image(180, 200, static_cast<unsigned>(rng())));
+        neg << "n" << i << ".pgm\n";
+    }
+}
+
 }  // namespace cascadekit::test
