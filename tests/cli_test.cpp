@@ -89,7 +89,7 @@ TEST(Cli, FusionChoicesAndParameters) {
     EXPECT_NE(bad.code, 0);
     const CommandResult bad_step = cascade("detect --model " + q(s.model) + " --scale-step 0.9 --json " + q(s.dir / "x.json") + " " + q(s.image), s.dir);
     EXPECT_EQ(bad_step.code, 1);
-    EXPECT_NE(bad_step.err.find("scale step must be > 1"), std::string::npos) << bad_step.err;
+    EXPECT_NE(bad_step.err.find("scale step must be in [1.01, 10]"), std::string::npos) << bad_step.err;
     EXPECT_FALSE(fs::exists(s.dir / "x.json"));
     // The JSON's folder is created; one that cannot be (its parent is a file) stops the run first.
     const CommandResult new_dir = cascade("detect --model " + q(s.model) + " --json " + q(s.dir / "new" / "x.json") + " " + q(s.image), s.dir);

@@ -270,6 +270,13 @@ TEST(CpuDetector, RejectsBadRequests) {
     p = {};
     p.scale_step = 1.0;
     EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
+    p.scale_step = 1.001;  // thousands of levels: unbounded work
+    EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
+    p.scale_step = 1e300;
+    EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
+    p = {};
+    p.min_scale = 1e-300;  // the input enlarged 1e300 times
+    EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
     p = {};
     p.max_scale = 0.5;
     EXPECT_THROW(Detector::create(m, p), std::invalid_argument);

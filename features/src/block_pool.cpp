@@ -6,7 +6,7 @@
 namespace cascadekit {
 
 namespace {
-// Position step by the block's shorter side (ALGORITHMS.md §1): small blocks are placed densely.
+// Position step by the block's shorter side (Zhu et al., CVPR 2006; Bilgiç, MIT 2010): small blocks are placed densely.
 int zhu_step(int shorter_side) { return shorter_side < 16 ? 4 : shorter_side < 24 ? 6 : 8; }
 
 void add_positions(std::vector<Rect>& pool, int w, int h, int step, int win_w, int win_h) {

@@ -12,10 +12,13 @@ namespace cascadekit {
 
 void validate(const DetectParams& p) {
     if (p.stride < 1) throw std::invalid_argument("stride must be >= 1, got " + std::to_string(p.stride));
-    if (!(p.scale_step > 1.0) || !std::isfinite(p.scale_step))
-        throw std::invalid_argument("scale step must be > 1, got " + std::to_string(p.scale_step));
-    if (!(p.min_scale > 0.0) || !std::isfinite(p.min_scale))
-        throw std::invalid_argument("min scale must be > 0, got " + std::to_string(p.min_scale));
+    // Bounded work: a step of 1.001 would make thousands of levels of nearly the input's size.
+    if (!(p.scale_step >= kMinScaleStep && p.scale_step <= kMaxScaleStep))
+        throw std::invalid_argument("scale step must be in [1.01, 10], got " + std::to_string(p.scale_step));
+    // Bounded memory: below 1 the input is enlarged by 1/min_scale on each side.
+    if (!(p.min_scale >= kMinMinScale) || !std::isfinite(p.min_scale))
+        throw std::invalid_argument("min scale must be >= 1/16 (an input enlarged at most 16 times), got " +
+                                    std::to_string(p.min_scale));
     if (!std::isfinite(p.max_scale) || p.max_scale < 0.0 || (p.max_scale > 0.0 && p.max_scale < p.min_scale))
         throw std::invalid_argument("max scale must be 0 (no limit) or >= min scale, got " + std::to_string(p.max_scale));
 }

@@ -85,6 +85,7 @@ public:
         const auto t0 = Clock::now();
         DetectResult r;
         try {
+            check_scan_size(bgr.cols, bgr.rows, o_.params.min_scale);
             r = detector_.detect(view_of(bgr));
         } catch (const std::exception& e) {
             fail(path + (frame >= 0 ? "#" + std::to_string(frame) : ""), e.what());

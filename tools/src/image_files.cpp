@@ -30,6 +30,16 @@ std::string megapixels(std::int64_t pixels) {
 void set_max_image_pixels(std::int64_t pixels) { g_max_pixels = pixels; }
 std::int64_t max_image_pixels() { return g_max_pixels; }
 
+void check_scan_size(int width, int height, double min_scale) {
+    const double enlarge = min_scale < 1.0 ? 1.0 / min_scale : 1.0;
+    const double level = static_cast<double>(width) * enlarge * static_cast<double>(height) * enlarge;
+    if (level > static_cast<double>(g_max_pixels))
+        throw std::runtime_error("image " + std::to_string(width) + "x" + std::to_string(height) + " enlarged " +
+                                 std::to_string(enlarge) + " times (min scale " + std::to_string(min_scale) + ") makes a " +
+                                 megapixels(static_cast<std::int64_t>(level)) + " pyramid level, more than the limit of " +
+                                 megapixels(g_max_pixels) + " (--max-megapixels)");
+}
+
 cv::Mat read_bgr(const std::filesystem::path& path) {
     // Compressed files stay far below 8 bytes a pixel; the bound only keeps reading finite.
     const std::uint64_t max_bytes = std::max<std::uint64_t>(64ull << 20, static_cast<std::uint64_t>(g_max_pixels) * 8u);

@@ -112,9 +112,9 @@ int main(int argc, char** argv) {
     detect->add_option("INPUT", det.inputs,
                        "Image, folder of images, list file (.txt/.lst, one path a line) or video")->required();
     detect->add_option("--stride", det.params.stride, "Window step in pyramid-level pixels")->capture_default_str();
-    detect->add_option("--scale-step", det.params.scale_step, "Ratio between pyramid levels (> 1)")->capture_default_str();
+    detect->add_option("--scale-step", det.params.scale_step, "Ratio between pyramid levels, 1.01 to 10")->capture_default_str();
     detect->add_option("--min-scale", det.params.min_scale,
-                       "Smallest window scale; below 1 upscales the input for small objects")->capture_default_str();
+                       "Smallest window scale, >= 1/16; below 1 upscales the input for small objects")->capture_default_str();
     detect->add_option("--max-scale", det.params.max_scale, "Largest window scale (0 = no limit)")->capture_default_str();
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
     add_fusion_options(detect, fuse, det.fusion);

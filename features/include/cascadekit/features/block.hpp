@@ -1,5 +1,5 @@
 #pragma once
-// The 36-D HoG block descriptor (ALGORITHMS.md §1): a block is split into 2×2 cells, each cell
+// The 36-D HoG block descriptor (Zhu et al., CVPR 2006; Bilgiç, MIT 2010): a block is split into 2×2 cells, each cell
 // gives a 9-bin histogram of gradient magnitude (gray levels), the 4 histograms are concatenated
 // cell-major (top-left, top-right, bottom-left, bottom-right; bins 0..8 inside each) and normalised.
 // The 3×3 grid of cell corners costs 9 points × 9 bins = 81 integral-histogram look-ups.

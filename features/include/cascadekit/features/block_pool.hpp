@@ -1,5 +1,5 @@
 #pragma once
-// Pools of candidate blocks inside a detection window (ALGORITHMS.md §1).
+// Pools of candidate blocks inside a detection window (Zhu et al., CVPR 2006; Bilgiç, MIT 2010).
 #include <string_view>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Gradient orientation and magnitude of an 8-bit gray image (ALGORITHMS.md §1).
+// Gradient orientation and magnitude of an 8-bit gray image (Zhu et al., CVPR 2006; Bilgiç, MIT 2010).
 //
 // Gradients use the centred kernel [-1 0 1] in x and y with no smoothing, as Dalal & Triggs
 // found smoothing hurts. At the image border the edge pixel is replicated, so a border pixel's

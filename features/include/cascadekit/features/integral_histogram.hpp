@@ -1,5 +1,5 @@
 #pragma once
-// Integral histograms of oriented gradients (ALGORITHMS.md §1): one exclusive integral image per
+// Integral histograms of oriented gradients (Zhu et al., CVPR 2006; Bilgiç, MIT 2010): one exclusive integral image per
 // orientation bin, I_b(x, y) = sum of quantised magnitudes of bin b over pixels u < x, v < y.
 //
 // Precision decision: the 9 integral images hold uint32 sums of fixed-point magnitudes

@@ -1,5 +1,5 @@
 #pragma once
-// Exclusive integral image of an 8-bit gray image, for LBP cell sums (ALGORITHMS.md §4).
+// Exclusive integral image of an 8-bit gray image, for LBP cell sums (Šochman & Matas, CVPR 2005; Macenauer, Brno 2015).
 // uint32 with modular arithmetic, like IntegralHistogram: rectangle sums are exact for any
 // rectangle of at most 2^32/255 (16.8 million) pixels, whatever the image size.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Multi-block local binary patterns (ALGORITHMS.md §4).
+// Multi-block local binary patterns (Šochman & Matas, CVPR 2005; Macenauer, Brno 2015).
 #include <cstdint>
 
 #include "cascadekit/features/geometry.hpp"

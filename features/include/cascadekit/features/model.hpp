@@ -24,7 +24,7 @@ struct HogLearner {
 };
 
 enum class VoteMode {
-    Binary,  // stage sum Σ α·[m ≥ 0]   (discrete AdaBoost, ALGORITHMS.md §2)
+    Binary,  // stage sum Σ α·[m ≥ 0]   (discrete AdaBoost, Zhu et al., CVPR 2006; Bilgiç, MIT 2010)
     Margin   // stage sum Σ α·m         (one such stage of 105 blocks is a dense Dalal-Triggs SVM)
 };
 
@@ -45,7 +45,7 @@ struct LbpWeakClassifier {
     friend bool operator==(const LbpWeakClassifier&, const LbpWeakClassifier&) = default;
 };
 
-// A WaldBoost sequence (ALGORITHMS.md §4): H_t = Σ_{s≤t} h_s(code_s); rejected as soon as
+// A WaldBoost sequence (Šochman & Matas, CVPR 2005; Macenauer, Brno 2015): H_t = Σ_{s≤t} h_s(code_s); rejected as soon as
 // H_t < θ_B(t); a window that survives every classifier passes when H_T >= final_threshold.
 struct WaldBoostLbpStage {
     float final_threshold = 0.0f;

@@ -1,5 +1,5 @@
 #pragma once
-// Image pyramids (ALGORITHMS.md §3). Level k is the input shrunk by scale_k = first_scale ·
+// Image pyramids (Bilgiç, MIT 2010; Dalal, PhD thesis 2006). Level k is the input shrunk by scale_k = first_scale ·
 // step^k; a detection window at level k covers window × scale_k input pixels.
 #include <cstdint>
 #include <deque>

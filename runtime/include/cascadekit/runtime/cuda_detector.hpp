@@ -1,5 +1,5 @@
 #pragma once
-// The CUDA backend (ALGORITHMS.md §3), behind the Detector interface. Present in builds with
+// The CUDA backend (Bilgiç, MIT 2010; Dalal, PhD thesis 2006), behind the Detector interface. Present in builds with
 // CASCADEKIT_HAVE_CUDA; this header needs no CUDA headers (the device state is private).
 //
 // Per frame, on the detector's stream and without allocating after the first frame of a size:
@@ -50,7 +50,7 @@ struct CudaOptions {
     bool poison = false;
 };
 
-// Milliseconds per step of one frame, from CUDA events (ALGORITHMS.md §5's Table 7-2 steps).
+// Milliseconds per step of one frame, from CUDA events (the steps of Bilgiç's Table 7-2, MIT 2010).
 struct CudaStepTimes {
     double upload = 0, gray = 0, rows = 0, columns = 0, early_stages = 0, late_stages = 0, download = 0, total = 0;
     std::uint64_t integral_histogram_bytes = 0;  // bytes the rows + columns steps read and write

@@ -1,5 +1,5 @@
 #pragma once
-// The Detector interface (ALGORITHMS.md §3): scan a model's window over an image pyramid,
+// The Detector interface (Bilgiç, MIT 2010; Dalal, PhD thesis 2006): scan a model's window over an image pyramid,
 // evaluate the cascade's stages in order with early rejection, return the accepted windows and
 // per-stage statistics. Backends: CPU (TBB) now, CUDA behind the same interface.
 #include <cstdint>
@@ -14,6 +14,10 @@
 namespace cascadekit {
 
 // How the window is scanned. Defaults are Bilgiç's sparse scan (stride 8, ×1.2).
+// Limits validate() enforces on DetectParams: the work and memory of a scan stay bounded.
+inline constexpr double kMinScaleStep = 1.01, kMaxScaleStep = 10.0;
+inline constexpr double kMinMinScale = 1.0 / 16;
+
 struct DetectParams {
     int stride = 8;            // window step in level pixels, both axes
     double scale_step = 1.2;   // ratio of consecutive pyramid scales, > 1

@@ -1,5 +1,5 @@
 #pragma once
-// Fusing overlapping detections (ALGORITHMS.md §3).
+// Fusing overlapping detections (Bilgiç, MIT 2010; Dalal, PhD thesis 2006).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -18,7 +18,7 @@ struct FusionParams {
     // margins (PennFudanPed log-average miss rate 0.59 vs 0.75 for the shipped cascade,
     // experiments/results/inria-hog-cascade.md), so `cascade eval` defaults to NMS.
     FusionMethod method = FusionMethod::MeanShift;
-    // Mean-shift bandwidths at scale 1 (Dalal's thesis, ALGORITHMS.md §3): input pixels in x, y;
+    // Mean-shift bandwidths at scale 1 (Dalal's PhD thesis, 2006): input pixels in x, y;
     // natural-log scale units in s.
     double sigma_x = 8.0;
     double sigma_y = 16.0;

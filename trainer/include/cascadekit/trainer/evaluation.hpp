@@ -1,5 +1,5 @@
 #pragma once
-// Evaluation protocols (ALGORITHMS.md §6): miss rate vs false positives per window (FPPW), miss
+// Evaluation protocols (Dalal & Triggs, CVPR 2005; Dollár et al., PAMI 2012): miss rate vs false positives per window (FPPW), miss
 // rate vs false positives per image (FPPI) with the log-average miss rate, and the per-stage
 // rejection profile. Pure computations on scores and boxes; tools/ feeds them.
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Training boosted HoG cascades (ALGORITHMS.md §2) and the dense Dalal-Triggs baseline, with
+// Training boosted HoG cascades (Zhu et al., CVPR 2006; Bilgiç, MIT 2010) and the dense Dalal-Triggs baseline, with
 // bootstrapping through the runtime, progress reports, atomic checkpoints and exact resume.
 #include <chrono>
 #include <filesystem>
