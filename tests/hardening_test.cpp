@@ -185,6 +185,18 @@ TEST(Hardening, FullDiskIsReportedWithTheReason) {
     EXPECT_EQ(conv.code, 1) << conv.err;
     expect_has(conv.err, "copy.h5: /: cannot write: File too large");
     EXPECT_FALSE(fs::exists(s.dir / "copy.h5"));
+    expect_has(r.err, "out.json: cannot write: File too large");
+    // Training: the first model or checkpoint write fails; a clean exit 1 with the reason (HDF5
+    // once crashed at exit here), no half-written model.
+    write_bar_training_lists(s.dir);
+    std::ofstream(s.dir / "cfg.yaml") << "data: {layout: lists, positives_list: " << (s.dir / "pos.txt").string()
+                                      << ", negatives_list: " << (s.dir / "neg.txt").string() << ", holdout_every: 0}\n"
+                                         "boosting: {candidates_per_round: 8, max_stages: 2, max_learners_per_stage: 4}\n";
+    const CommandResult tr = cascade("train --config " + q(s.dir / "cfg.yaml") + " --out " + q(s.dir / "trained.h5"), s.dir,
+                                     "trap '' XFSZ; ulimit -f 4;");
+    EXPECT_EQ(tr.code, 1) << tr.err;
+    expect_has(tr.err, "cannot write: File too large");
+    EXPECT_FALSE(fs::exists(s.dir / "trained.h5"));
     for (const auto& e : fs::directory_iterator(s.dir))
         EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }

@@ -143,6 +143,12 @@ Sha256 sha256(const void* data, std::size_t size) {
     return out;
 }
 
+bool same_digest(const Sha256& a, const Sha256& b) {
+    volatile std::uint8_t acc = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) acc = static_cast<std::uint8_t>(acc | (a[i] ^ b[i]));
+    return acc == 0;
+}
+
 std::string hex(const Sha256& digest) {
     static const char* digits = "0123456789abcdef";
     std::string s;

@@ -540,7 +540,7 @@ void verify_model_header(const std::vector<std::uint8_t>& bytes, const std::file
     Sha256 stored;
     std::memcpy(stored.data(), h + 32, stored.size());
     const Sha256 actual = sha256(h + kModelHeaderBytes, bytes.size() - kModelHeaderBytes);
-    if (stored != actual)
+    if (!same_digest(stored, actual))
         fail("damaged: SHA-256 of the contents is " + hex(actual) + ", the header says " + hex(stored) +
              "; re-save it from a trusted copy (after editing it with HDF5 tools, re-seal it: cascade convert)");
 }

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "cascadekit/io/files.hpp"
+
 namespace cascadekit::tools {
 
 void write_atomically(const std::filesystem::path& target,
@@ -33,12 +35,11 @@ void write_atomically(const std::filesystem::path& target,
 }
 
 void write_text_atomically(const std::filesystem::path& target, const std::string& text) {
-    write_atomically(target, [&](const std::filesystem::path& tmp) {
-        std::ofstream out(tmp, std::ios::binary);
-        out << text;
-        out.close();
-        return static_cast<bool>(out);
-    });
+    try {
+        write_file_atomically(target, text.data(), text.size());  // fsynced, with the OS's reason on failure
+    } catch (const FileError& e) {
+        throw OutputError(e.what());
+    }
 }
 
 }  // namespace cascadekit::tools

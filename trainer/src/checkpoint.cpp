@@ -150,7 +150,7 @@ Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path
         throw TrainError(file.string() + ": not a cascadekit training checkpoint (delete it to start over)");
     Sha256 stored;
     std::memcpy(stored.data(), bytes.data() + 8, stored.size());
-    if (sha256(bytes.data() + kPrefix, bytes.size() - kPrefix) != stored)
+    if (!same_digest(sha256(bytes.data() + kPrefix, bytes.size() - kPrefix), stored))
         throw checkpoint_damaged(file, "SHA-256 of its contents does not match");
     In in(std::move(bytes), file, kPrefix);
     Checkpoint c;
