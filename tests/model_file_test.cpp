@@ -525,3 +525,51 @@ TEST(ModelFileDamage, ThreeHundredDamagedCopiesOfTheShippedModelAreRefused) {
     }
     EXPECT_GE(refused, 280);
 }
+
+// A file libFuzzer made (it learned the SHA-256 from a memcmp, since made constant-time): the
+// fuzz seed with 159 bytes of HDF5 structures changed and a correct checksum. libhdf5 1.10 asks
+// for 197 GB in its metadata cache parsing it. Parsed in the isolated child process, it is an
+// error naming the file: the malloc fails (HDF5 error), or under AddressSanitizer the child
+// aborts ("libhdf5 crashed"); this process is unharmed either way.
+TEST(ModelFileDamage, CraftedFileThatMadeLibhdf5AllocateWithoutBoundIsAnError) {
+    std::vector<std::uint8_t> bytes = model_file_bytes(tiny_model(), "seed.h5");
+    ASSERT_EQ(bytes.size(), 11736u) << "the writer's bytes changed; the replayed finding no longer applies";
+    const std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> patch = {
+        {2821, {0x2a}}, {3972, {0x2e}}, {4705, {0x20}}, {5968, {0x00}}, {5970, {0x00}}, {5976, {0x00, 0x00, 0x00}},
+        {5984, {0x00}}, {5992, {0x00}}, {6000, {0x00, 0x53, 0x4e, 0x4f, 0x44, 0x01}}, {6007, {0x02, 0x00, 0x08}},
+        {6016, {0x00, 0x70}}, {6020, {0x00}}, {6024, {0x00, 0x01}}, {6028, {0x00}}, {6033, {0x98, 0x10}},
+        {6040, {0x00, 0xb8, 0x12}}, {6044, {0x00}}, {6048, {0x00, 0x10, 0x00, 0x00}}, {6056, {0x00, 0xc8, 0x22}},
+        {6064, {0x00}}, {6066, {0x00, 0x00}}, {6073, {0xf0, 0x22}}, {6081, {0x10, 0x25}}, {6090, {0x00}},
+        {6224, {0x00, 0x00, 0x00, 0x00, 0x00}}, {6230, {0x00}}, {6232, {0x00}}, {6240, {0x00, 0x00}}, {6272, {0x00}},
+        {6280, {0x00, 0x00}}, {6312, {0x00}}, {6320, {0x00, 0x00}}, {6329, {0x11}}, {6331, {0x10}},
+        {6337, {0x98, 0x10}}, {6345, {0xb8, 0x12}}, {6352, {0x00, 0x0c}}, {6355, {0x28}}, {6360, {0x00, 0x01}},
+        {6363, {0x05}}, {6365, {0x08}}, {6367, {0x08}}, {6369, {0x6b, 0x69, 0x6e, 0x64}}, {6377, {0x13, 0x11}},
+        {6381, {0x07}}, {6385, {0x01}}, {6393, {0x68, 0x6f, 0x67, 0x5f, 0x73, 0x76, 0x6d}}, {6401, {0x0c}},
+        {6403, {0x30}}, {6409, {0x01}}, {6411, {0x0a}}, {6413, {0x08}}, {6415, {0x08}},
+        {6417, {0x76, 0x6f, 0x74, 0x65, 0x5f, 0x6d, 0x6f, 0x64, 0x65}}, {6433, {0x13, 0x11}}, {6437, {0x06}},
+        {6441, {0x01}}, {6449, {0x62, 0x69, 0x6e, 0x61, 0x72, 0x79}}, {6457, {0x0c}}, {6459, {0x40}}, {6465, {0x01}},
+        {6467, {0x0a}}, {6469, {0x14}}, {6471, {0x08}},
+        {6473, {0x74, 0x68, 0x72, 0x65, 0x73, 0x68, 0x6f, 0x6c, 0x64}}, {6489, {0x11, 0x20, 0x1f}}, {6493, {0x04}},
+        {6499, {0x20}}, {6501, {0x17, 0x08}}, {6504, {0x17, 0x7f}}, {6513, {0x01}}, {6524, {0x3f}}, {6529, {0x01}},
+        {6531, {0x05}}, {6533, {0x01}}, {6538, {0x01}}, {6545, {0x01}}, {6547, {0x28}},
+        {6552, {0x00, 0x01, 0x02, 0x01, 0x00}}, {6560, {0x00, 0x01}}, {6564, {0x00}}, {6569, {0x04, 0x00}},
+        {8978, {0x34}}, {10363, {0x04}}
+    };
+    for (const auto& [at, values] : patch)
+        for (std::size_t k = 0; k < values.size(); ++k) bytes.at(at + k) = values[k];
+    const fs::path path = scratch_dir("hdf5_oom") / "crafted.h5";
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    reseal_model_file(path);
+    try {
+        load_model(path);
+        FAIL() << "accepted the crafted file";
+    } catch (const ModelFileError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find(path.string() + ": "), std::string::npos) << msg;
+        EXPECT_TRUE(msg.find("cannot open (corrupt file?)") != std::string::npos ||
+                    msg.find("libhdf5 crashed parsing it") != std::string::npos ||
+                    msg.find("libhdf5 used more than") != std::string::npos)
+            << msg;
+        std::printf("%s\n", msg.c_str());
+    }
+}

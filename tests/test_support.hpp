@@ -178,4 +178,20 @@ inline void write_bar_training_lists(const std::filesystem::path& dir, unsigned 
     }
 }
 
+// The smallest useful model: two one-learner hog_svm stages (the seed of the model fuzzers,
+// and the base of a libFuzzer finding replayed in model_file_test).
+inline CascadeModel tiny_model() {
+    CascadeModel m;
+    HogLearner l;
+    l.block = {16, 32, 32, 64};
+    for (int k = 0; k < kBlockDims; ++k) l.weights[k] = k % 9 == 0 ? 1.0f : -1.0f;
+    l.bias = 1.5f;
+    HogSvmStage st;
+    st.threshold = 0.5f;
+    st.learners = {l};
+    m.stages = {st, st};
+    m.metadata = {"seed: 1", "fuzz seed", "2026-11-22T00:00:00Z", "0.1.0"};
+    return m;
+}
+
 }  // namespace cascadekit::test

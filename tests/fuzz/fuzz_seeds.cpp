@@ -13,6 +13,7 @@
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "checkpoint.hpp"
+#include "test_support.hpp"
 
 using namespace cascadekit;
 namespace fs = std::filesystem;
@@ -25,19 +26,6 @@ void put(const fs::path& dir, const std::string& name, const Bytes& b) {
 }
 std::vector<std::uint8_t> bytes(std::initializer_list<int> v) { return {v.begin(), v.end()}; }
 
-CascadeModel small_model() {
-    CascadeModel m;
-    HogLearner l;
-    l.block = {16, 32, 32, 64};
-    for (int k = 0; k < kBlockDims; ++k) l.weights[k] = k % 9 == 0 ? 1.0f : -1.0f;
-    l.bias = 1.5f;
-    HogSvmStage st;
-    st.threshold = 0.5f;
-    st.learners = {l};
-    m.stages = {st, st};
-    m.metadata = {"seed: 1", "fuzz seed", "2026-11-22T00:00:00Z", "0.1.0"};
-    return m;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,14 +34,14 @@ int main(int argc, char** argv) {
         return 1;
     }
     const fs::path dir = argv[1];
-    const std::vector<std::uint8_t> model = model_file_bytes(small_model(), "seed.h5");
+    const std::vector<std::uint8_t> model = model_file_bytes(test::tiny_model(), "seed.h5");
     put(dir / "model_loader", "small.h5", model);
     put(dir / "model_loader", "header-only.h5", std::vector<std::uint8_t>(model.begin(), model.begin() + 512));
 
     detail::Checkpoint c;
     c.fingerprint = 42;
     c.created_utc = "2026-11-22T00:00:00Z";
-    c.stages = {std::get<HogSvmStage>(small_model().stages[0])};
+    c.stages = {std::get<HogSvmStage>(test::tiny_model().stages[0])};
     c.current = c.stages[0];
     c.negatives = {{0, 1.0, 8, 8}, {2, 1.2, 16, 0}};
     c.weights = std::vector<double>(7, 1.0 / 7);
