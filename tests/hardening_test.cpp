@@ -142,7 +142,7 @@ TEST(Hardening, DamagedImagesAndFifosAreFailedInputs) {
     EXPECT_EQ(r.code, 2) << r.err;
     expect_has(r.err, "cut.jpg: JPEG data ends before its end-of-image marker (truncated file)");
     expect_has(r.err, "cut.png: PNG data ends before its IEND chunk (truncated file)");
-    expect_has(r.err, "x.png: is a FIFO (named pipe), not a image");
+    expect_has(r.err, "x.png: is a FIFO (named pipe), not an image");
     const std::string json = slurp(s.dir / "out.json");
     expect_has(json, "whole.jpg");
     expect_has(json, "whole.png");

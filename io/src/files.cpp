@@ -55,7 +55,8 @@ int open_regular(const std::filesystem::path& file, const std::string& what, str
     }
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
-        throw FileError(file, "is " + kind_of(st.st_mode) + ", not a " + what);
+        const bool vowel = !what.empty() && std::string("aeiou").find(what[0]) != std::string::npos;
+        throw FileError(file, "is " + kind_of(st.st_mode) + ", not " + (vowel ? "an " : "a ") + what);
     }
     return fd;
 }
