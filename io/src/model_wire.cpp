@@ -1,72 +1,27 @@
 #include "model_wire.hpp"
 
-#include <cstring>
 #include <stdexcept>
-#include <type_traits>
+
+#include "cascadekit/io/byte_codec.hpp"
 
 namespace cascadekit::detail {
 
 namespace {
-class Out {
-public:
-    template <class T>
-    void pod(T v) {
-        static_assert(std::is_trivially_copyable_v<T>);
-        const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-        b.insert(b.end(), p, p + sizeof(T));
-    }
-    void str(const std::string& s) {
-        pod<std::uint64_t>(s.size());
-        b.insert(b.end(), s.begin(), s.end());
-    }
-    void rect(const Rect& r) {
-        for (int v : {r.x, r.y, r.w, r.h}) pod<std::int32_t>(v);
-    }
-    std::vector<std::uint8_t> b;
-};
-
-class In {
-public:
-    explicit In(const std::vector<std::uint8_t>& b) : b_(b) {}
-    template <class T>
-    T pod() {
-        if (b_.size() - i_ < sizeof(T)) throw std::runtime_error("short result");
-        T v;
-        std::memcpy(&v, b_.data() + i_, sizeof(T));
-        i_ += sizeof(T);
-        return v;
-    }
-    std::string str() {
-        const auto n = pod<std::uint64_t>();
-        if (n > b_.size() - i_) throw std::runtime_error("short result");
-        std::string s(reinterpret_cast<const char*>(b_.data() + i_), static_cast<std::size_t>(n));
-        i_ += static_cast<std::size_t>(n);
-        return s;
-    }
-    Rect rect() {
-        Rect r;
-        r.x = pod<std::int32_t>();
-        r.y = pod<std::int32_t>();
-        r.w = pod<std::int32_t>();
-        r.h = pod<std::int32_t>();
-        return r;
-    }
-    // A count of items of at least `item_bytes` each: bounded by what is left and by `limit`.
-    std::size_t count(std::size_t item_bytes, std::size_t limit) {
-        const auto n = pod<std::uint64_t>();
-        if (n > limit || n > (b_.size() - i_) / item_bytes) throw std::runtime_error("bad count");
-        return static_cast<std::size_t>(n);
-    }
-    bool done() const { return i_ == b_.size(); }
-
-private:
-    const std::vector<std::uint8_t>& b_;
-    std::size_t i_ = 0;
-};
+void put_rect(ByteWriter& o, const Rect& r) {
+    for (int v : {r.x, r.y, r.w, r.h}) o.pod<std::int32_t>(v);
+}
+Rect get_rect(ByteReader& in) {
+    Rect r;
+    r.x = in.pod<std::int32_t>();
+    r.y = in.pod<std::int32_t>();
+    r.w = in.pod<std::int32_t>();
+    r.h = in.pod<std::int32_t>();
+    return r;
+}
 }  // namespace
 
 std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
-    Out o;
+    ByteWriter o;
     o.pod<std::uint8_t>(1);
     o.pod<std::int32_t>(m.window_width);
     o.pod<std::int32_t>(m.window_height);
@@ -84,7 +39,7 @@ std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
             o.pod(h->threshold);
             o.pod<std::uint64_t>(h->learners.size());
             for (const HogLearner& l : h->learners) {
-                o.rect(l.block);
+                put_rect(o, l.block);
                 for (float w : l.weights) o.pod(w);
                 o.pod(l.bias);
                 o.pod(l.alpha);
@@ -95,25 +50,25 @@ std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
             o.pod(w.final_threshold);
             o.pod<std::uint64_t>(w.weak.size());
             for (const LbpWeakClassifier& c : w.weak) {
-                o.rect(c.cell);
+                put_rect(o, c.cell);
                 for (float r : c.responses) o.pod(r);
                 o.pod(c.reject_threshold);
             }
         }
     }
-    return o.b;
+    return o.bytes;
 }
 
 std::vector<std::uint8_t> encode_error(const std::string& path_in_file, const std::string& problem) {
-    Out o;
+    ByteWriter o;
     o.pod<std::uint8_t>(0);
     o.str(path_in_file);
     o.str(problem);
-    return o.b;
+    return o.bytes;
 }
 
 WireResult decode(const std::vector<std::uint8_t>& bytes) {
-    In in(bytes);
+    ByteReader in(bytes.data(), bytes.size());
     WireResult r;
     const auto tag = in.pod<std::uint8_t>();
     if (tag == 0) {
@@ -143,7 +98,7 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
                 h.threshold = in.pod<float>();
                 h.learners.resize(in.count(16 + 4 * (kBlockDims + 2), kMaxStageSize));
                 for (HogLearner& l : h.learners) {
-                    l.block = in.rect();
+                    l.block = get_rect(in);
                     for (float& w : l.weights) w = in.pod<float>();
                     l.bias = in.pod<float>();
                     l.alpha = in.pod<float>();
@@ -154,7 +109,7 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
                 w.final_threshold = in.pod<float>();
                 w.weak.resize(in.count(16 + 4 * 257, kMaxStageSize));
                 for (LbpWeakClassifier& c : w.weak) {
-                    c.cell = in.rect();
+                    c.cell = get_rect(in);
                     for (float& v : c.responses) v = in.pod<float>();
                     c.reject_threshold = in.pod<float>();
                 }
@@ -166,7 +121,7 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
     } else {
         throw std::runtime_error("bad result tag");
     }
-    if (!in.done()) throw std::runtime_error("trailing bytes");
+    if (!in.at_end()) throw std::runtime_error("trailing bytes");
     return r;
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "cascadekit/features/pyramid.hpp"
+#include "cascadekit/io/byte_codec.hpp"
 #include "cascadekit/io/files.hpp"
 
 #include "cascadekit/trainer/trainer.hpp"
@@ -24,88 +25,32 @@ TrainError checkpoint_damaged(const std::filesystem::path& file, const std::stri
                       "; delete it to start over (or restore it from a backup)");
 }
 
-class Out {
-public:
-    template <class T>
-    void pod(const T& v) {
-        const char* p = reinterpret_cast<const char*>(&v);
-        buf_.insert(buf_.end(), p, p + sizeof(T));
-    }
-    void str(const std::string& s) {
-        pod<std::uint64_t>(s.size());
-        buf_.insert(buf_.end(), s.begin(), s.end());
-    }
-    template <class T>
-    void vec(const std::vector<T>& v) {
-        pod<std::uint64_t>(v.size());
-        for (const T& x : v) pod(x);
-    }
-    void stage(const HogSvmStage& s) {
-        pod<std::int32_t>(s.vote == VoteMode::Binary ? 0 : 1);
-        pod(s.threshold);
-        vec(s.learners);
-    }
-    const std::vector<char>& bytes() const { return buf_; }
+void put_stage(ByteWriter& o, const HogSvmStage& s) {
+    o.pod<std::int32_t>(s.vote == VoteMode::Binary ? 0 : 1);
+    o.pod(s.threshold);
+    o.vec(s.learners);
+}
 
-private:
-    std::vector<char> buf_;
-};
-
-class In {
-public:
-    In(std::vector<char> b, std::filesystem::path file, std::size_t start)
-        : buf_(std::move(b)), file_(std::move(file)), pos_(start) {}
-    template <class T>
-    T pod() {
-        if (pos_ + sizeof(T) > buf_.size()) fail();
-        T v;
-        std::memcpy(&v, buf_.data() + pos_, sizeof(T));
-        pos_ += sizeof(T);
-        return v;
-    }
-    std::string str() {
-        const auto n = pod<std::uint64_t>();
-        if (n > buf_.size() - pos_) fail();
-        std::string s(buf_.data() + pos_, n);
-        pos_ += n;
-        return s;
-    }
-    template <class T>
-    std::vector<T> vec() {
-        const auto n = pod<std::uint64_t>();
-        if (n > (buf_.size() - pos_) / sizeof(T)) fail();
-        std::vector<T> v(n);
-        for (auto& x : v) x = pod<T>();
-        return v;
-    }
-    HogSvmStage stage() {
-        HogSvmStage s;
-        const auto vote = pod<std::int32_t>();
-        if (vote != 0 && vote != 1) fail();
-        s.vote = vote == 0 ? VoteMode::Binary : VoteMode::Margin;
-        s.threshold = pod<float>();
-        s.learners = vec<HogLearner>();
-        return s;
-    }
-    bool at_end() const { return pos_ == buf_.size(); }
-    [[noreturn]] void fail() const { throw checkpoint_damaged(file_, "its contents do not parse"); }
-
-private:
-    std::vector<char> buf_;
-    std::filesystem::path file_;
-    std::size_t pos_;
-};
+HogSvmStage get_stage(ByteReader& in) {
+    HogSvmStage s;
+    const auto vote = in.pod<std::int32_t>();
+    if (vote != 0 && vote != 1) throw ByteCodecError("bad vote mode");
+    s.vote = vote == 0 ? VoteMode::Binary : VoteMode::Margin;
+    s.threshold = in.pod<float>();
+    s.learners = in.vec<HogLearner>(kMaxStageSize);
+    return s;
+}
 }  // namespace
 
 std::vector<char> checkpoint_bytes(const Checkpoint& c) {
-    Out o;
+    ByteWriter o;
     for (char ch : kMagic) o.pod(ch);
     for (std::size_t i = 0; i < 32; ++i) o.pod('\0');  // SHA-256, filled in below
     o.pod(c.fingerprint);
     o.str(c.created_utc);
     o.pod<std::uint64_t>(c.stages.size());
-    for (const auto& s : c.stages) o.stage(s);
-    o.stage(c.current);
+    for (const auto& s : c.stages) put_stage(o, s);
+    put_stage(o, c.current);
     o.vec(c.weights);
     o.vec(c.negatives);
     o.pod(c.cascade_fp_rate);
@@ -115,7 +60,7 @@ std::vector<char> checkpoint_bytes(const Checkpoint& c) {
     o.pod<std::uint8_t>(c.finished);
     o.pod<std::uint8_t>(c.exhausted);
     o.str(c.stop_reason);
-    std::vector<char> bytes = o.bytes();
+    std::vector<char> bytes(o.bytes.begin(), o.bytes.end());
     const Sha256 digest = sha256(bytes.data() + kPrefix, bytes.size() - kPrefix);
     std::memcpy(bytes.data() + 8, digest.data(), digest.size());
     return bytes;
@@ -152,24 +97,27 @@ Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path
     std::memcpy(stored.data(), bytes.data() + 8, stored.size());
     if (!same_digest(sha256(bytes.data() + kPrefix, bytes.size() - kPrefix), stored))
         throw checkpoint_damaged(file, "SHA-256 of its contents does not match");
-    In in(std::move(bytes), file, kPrefix);
+    ByteReader in(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), kPrefix);
     Checkpoint c;
-    c.fingerprint = in.pod<std::uint64_t>();
-    c.created_utc = in.str();
-    const auto n = in.pod<std::uint64_t>();
-    if (n > kMaxStages) in.fail();
-    for (std::uint64_t i = 0; i < n; ++i) c.stages.push_back(in.stage());
-    c.current = in.stage();
-    c.weights = in.vec<double>();
-    c.negatives = in.vec<WindowRef>();
-    c.cascade_fp_rate = in.pod<double>();
-    c.seconds = in.pod<double>();
-    c.mining_seconds = in.pod<double>();
-    c.rounds = in.pod<std::uint64_t>();
-    c.finished = in.pod<std::uint8_t>() != 0;
-    c.exhausted = in.pod<std::uint8_t>() != 0;
-    c.stop_reason = in.str();
-    if (!in.at_end()) in.fail();
+    try {
+        c.fingerprint = in.pod<std::uint64_t>();
+        c.created_utc = in.str();
+        const std::size_t n = in.count(1, kMaxStages);
+        for (std::size_t i = 0; i < n; ++i) c.stages.push_back(get_stage(in));
+        c.current = get_stage(in);
+        c.weights = in.vec<double>(kMaxCheckpointBytes);
+        c.negatives = in.vec<WindowRef>(kMaxCheckpointBytes);
+        c.cascade_fp_rate = in.pod<double>();
+        c.seconds = in.pod<double>();
+        c.mining_seconds = in.pod<double>();
+        c.rounds = in.pod<std::uint64_t>();
+        c.finished = in.pod<std::uint8_t>() != 0;
+        c.exhausted = in.pod<std::uint8_t>() != 0;
+        c.stop_reason = in.str();
+        if (!in.at_end()) throw ByteCodecError("bytes after the end");
+    } catch (const ByteCodecError& e) {
+        throw checkpoint_damaged(file, std::string("its contents do not parse (") + e.what() + ")");
+    }
     return c;
 }
 
