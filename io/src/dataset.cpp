@@ -1,9 +1,6 @@
 #include "cascadekit/io/dataset.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include "cascadekit/io/files.hpp"
@@ -114,16 +111,12 @@ void write_split(const HeldOutSplit& split, const fs::path& file) {
         << " negative images\n";
     for (const auto& s : split.positive_sources) out << "positive_source " << s << "\n";
     for (const auto& n : split.negative_names) out << "negative " << n << "\n";
-    fs::path tmp = file;
-    tmp += ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp);
-        f << out.str();
-        if (!f) throw DatasetError(file.string() + ": cannot write split file");
+    const std::string text = out.str();
+    try {
+        write_file_atomically(file, text.data(), text.size());
+    } catch (const FileError& e) {
+        throw DatasetError(std::string("cannot write split file ") + e.what());
     }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec) throw DatasetError(file.string() + ": cannot write split file: " + ec.message());
 }
 
 HeldOutSplit read_split(const fs::path& file) {
