@@ -91,4 +91,20 @@ TEST(Evaluation, ReadsPascalAnnotations) {
     EXPECT_EQ(boxes[0].w, 143);
     EXPECT_EQ(boxes[1].h, 316);
     EXPECT_THROW(read_pascal_annotation((dir / "none.txt").string()), std::runtime_error);
+    // Damage: a huge line (std::regex would recurse per character), absurd numbers, inverted boxes.
+    const std::pair<std::string, std::string> bad[] = {
+        {"Bounding box for object 1 \"" + std::string(5'000'000, 'x') + "\"", "line 1 is 5000028 characters long"},
+        {"Bounding box for object 1 \"P\" (Xmin, Ymin) - (Xmax, Ymax) : (1, 2) - (99999999999999999999, 4)",
+         "line 1: coordinate out of range"},
+        {"x\nBounding box for object 1 \"P\" (Xmin, Ymin) - (Xmax, Ymax) : (10, 20) - (5, 40)", "line 2: box with Xmax < Xmin"},
+    };
+    for (const auto& [text, message] : bad) {
+        std::ofstream(dir / "bad.txt", std::ios::trunc) << text << "\n";
+        try {
+            read_pascal_annotation((dir / "bad.txt").string());
+            ADD_FAILURE() << "accepted: " << message;
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("bad.txt: " + message), std::string::npos) << e.what();
+        }
+    }
 }

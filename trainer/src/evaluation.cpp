@@ -134,11 +134,26 @@ std::vector<Box> read_pascal_annotation(const std::string& file) {
     std::vector<Box> out;
     std::string line;
     std::smatch m;
-    while (std::getline(in, line))
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        // std::regex recurses per character: a huge line could overflow the stack. PASCAL
+        // annotation lines are short; longer ones are refused, not matched.
+        if (line.size() > 1000)
+            throw std::runtime_error(file + ": line " + std::to_string(number) + " is " + std::to_string(line.size()) +
+                                     " characters long; not a PASCAL annotation");
         if (std::regex_search(line, m, box)) {
-            const double x0 = std::stod(m[1]), y0 = std::stod(m[2]), x1 = std::stod(m[3]), y1 = std::stod(m[4]);
-            out.push_back({x0, y0, x1 - x0 + 1, y1 - y0 + 1});
+            double v[4];
+            for (int k = 0; k < 4; ++k) {
+                if (m[k + 1].length() > 9)
+                    throw std::runtime_error(file + ": line " + std::to_string(number) + ": coordinate out of range");
+                v[k] = std::stod(m[k + 1]);
+            }
+            if (v[2] < v[0] || v[3] < v[1])
+                throw std::runtime_error(file + ": line " + std::to_string(number) + ": box with Xmax < Xmin or Ymax < Ymin");
+            out.push_back({v[0], v[1], v[2] - v[0] + 1, v[3] - v[1] + 1});
         }
+    }
     return out;
 }
 
