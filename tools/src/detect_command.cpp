@@ -167,12 +167,10 @@ public:
             fail(path, "cannot open video");
             return;
         }
-        const auto fw = static_cast<std::int64_t>(cap.get(cv::CAP_PROP_FRAME_WIDTH));
-        const auto fh = static_cast<std::int64_t>(cap.get(cv::CAP_PROP_FRAME_HEIGHT));
-        if (fw <= 0 || fh <= 0 || fw * fh > max_image_pixels()) {
-            fail(path, "video frames of " + std::to_string(fw) + "x" + std::to_string(fh) +
-                           " pixels are empty or larger than the limit of " + std::to_string(max_image_pixels()) +
-                           " pixels (--max-megapixels)");
+        try {  // the frame size the container declares, before any frame is decoded
+            check_scan_size(cap.get(cv::CAP_PROP_FRAME_WIDTH), cap.get(cv::CAP_PROP_FRAME_HEIGHT), o_.params.min_scale);
+        } catch (const std::exception& e) {
+            fail(path, std::string("video frames: ") + e.what());
             return;
         }
         const double count = cap.get(cv::CAP_PROP_FRAME_COUNT);
@@ -209,48 +207,35 @@ private:
 };
 }  // namespace
 
+// Creates the output folders and checks that the outputs can be written; throws naming the problem.
+void prepare_outputs(const DetectOptions& o) {
+    std::error_code ec;
+    if (!o.json.empty()) {
+        const auto parent = std::filesystem::absolute(o.json).parent_path();
+        std::filesystem::create_directories(parent, ec);
+        if (!std::filesystem::is_directory(parent, ec))
+            throw std::runtime_error(o.json + ": cannot write JSON there: cannot create folder " + parent.string());
+        check_writable_file(o.json);
+    }
+    if (!o.draw_dir.empty()) {
+        if (std::filesystem::exists(o.draw_dir, ec) && !std::filesystem::is_directory(o.draw_dir, ec))
+            throw std::runtime_error(o.draw_dir + ": --draw needs a folder; this is a file");
+        std::filesystem::create_directories(o.draw_dir, ec);
+        if (ec) throw std::runtime_error(o.draw_dir + ": cannot create folder: " + ec.message());
+        check_writable_file(std::filesystem::path(o.draw_dir) / "probe.png");
+    }
+}
+
 int run_detect(const DetectOptions& o) {
     // Everything that can make the whole run pointless is checked before any output is written.
     std::unique_ptr<Detector> detector;
     try {
         const CascadeModel model = load_model(o.model);
         detector = Detector::create(model, o.params, o.backend);
+        prepare_outputs(o);
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return kExitFatal;
-    }
-    if (!o.json.empty()) {
-        const auto parent = std::filesystem::absolute(o.json).parent_path();
-        std::error_code ec;
-        std::filesystem::create_directories(parent, ec);
-        if (!std::filesystem::is_directory(parent, ec)) {
-            spdlog::error("{}: cannot write JSON there: cannot create folder {}", o.json, parent.string());
-            return kExitFatal;
-        }
-        try {
-            check_writable_file(o.json);
-        } catch (const std::exception& e) {
-            spdlog::error("{}", e.what());
-            return kExitFatal;
-        }
-    }
-    if (!o.draw_dir.empty()) {
-        std::error_code ec;
-        if (std::filesystem::exists(o.draw_dir, ec) && !std::filesystem::is_directory(o.draw_dir, ec)) {
-            spdlog::error("{}: --draw needs a folder; this is a file", o.draw_dir);
-            return kExitFatal;
-        }
-        std::filesystem::create_directories(o.draw_dir, ec);
-        if (ec) {
-            spdlog::error("{}: cannot create folder: {}", o.draw_dir, ec.message());
-            return kExitFatal;
-        }
-        try {
-            check_writable_file(std::filesystem::path(o.draw_dir) / "probe.png");
-        } catch (const std::exception& e) {
-            spdlog::error("--draw {}: {}", o.draw_dir, e.what());
-            return kExitFatal;
-        }
     }
     std::vector<InputProblem> problems;
     const std::vector<InputItem> items = expand_inputs(o.inputs, problems);

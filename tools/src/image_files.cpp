@@ -1,6 +1,7 @@
 #include "image_files.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -30,14 +31,16 @@ std::string megapixels(std::int64_t pixels) {
 void set_max_image_pixels(std::int64_t pixels) { g_max_pixels = pixels; }
 std::int64_t max_image_pixels() { return g_max_pixels; }
 
-void check_scan_size(int width, int height, double min_scale) {
+void check_scan_size(double width, double height, double min_scale) {
+    auto size = [&] { return std::to_string(std::llround(width)) + "x" + std::to_string(std::llround(height)); };
+    if (!(width >= 1 && height >= 1 && width < 1e9 && height < 1e9))
+        throw std::runtime_error("image " + size() + " is empty or absurdly large");
     const double enlarge = min_scale < 1.0 ? 1.0 / min_scale : 1.0;
-    const double level = static_cast<double>(width) * enlarge * static_cast<double>(height) * enlarge;
+    const double level = width * enlarge * height * enlarge;
     if (level > static_cast<double>(g_max_pixels))
-        throw std::runtime_error("image " + std::to_string(width) + "x" + std::to_string(height) + " enlarged " +
-                                 std::to_string(enlarge) + " times (min scale " + std::to_string(min_scale) + ") makes a " +
-                                 megapixels(static_cast<std::int64_t>(level)) + " pyramid level, more than the limit of " +
-                                 megapixels(g_max_pixels) + " (--max-megapixels)");
+        throw std::runtime_error("image " + size() + " enlarged " + std::to_string(enlarge) + " times (min scale " +
+                                 std::to_string(min_scale) + ") makes a " + megapixels(static_cast<std::int64_t>(level)) +
+                                 " pyramid level, more than the limit of " + megapixels(g_max_pixels) + " (--max-megapixels)");
 }
 
 cv::Mat read_bgr(const std::filesystem::path& path) {

@@ -15,9 +15,10 @@ namespace cascadekit::tools {
 void set_max_image_pixels(std::int64_t pixels);
 std::int64_t max_image_pixels();
 
-// Refuses (std::runtime_error) a scan whose largest pyramid level, the input enlarged by
-// 1/min_scale when min_scale < 1, would have more than max_image_pixels() pixels.
-void check_scan_size(int width, int height, double min_scale);
+// Refuses (std::runtime_error) an empty or absurd size (doubles: video containers declare theirs
+// as doubles), and a scan whose largest pyramid level, the input enlarged by 1/min_scale when
+// min_scale < 1, would have more than max_image_pixels() pixels.
+void check_scan_size(double width, double height, double min_scale);
 
 // Decodes to 8-bit BGR. Reads only regular files (a FIFO named x.png is refused, not waited on),
 // checks the header's declared size against max_image_pixels() before the decoder allocates, and
