@@ -77,7 +77,7 @@ TEST(InriaData, DetectionOnRealImagesIsThreadIndependent) {
     const auto neg = list(inria() / "Train" / "neg", {".png", ".jpg"});
     ASSERT_GE(neg.size(), 3u);
     CascadeModel m = random_model(77, 2, 4, 0);
-    for (auto& s : m.stages) std::get<HogSvmStage>(s).threshold = -0.5f;
+    for (auto& s : m.stages) s.as<HogSvmStage>().threshold = -0.5f;
     for (std::size_t i : {std::size_t{0}, neg.size() / 2, neg.size() - 1}) {
         const GrayImage img = load_gray(neg[i]);
         DetectResult one;

@@ -285,8 +285,8 @@ TEST(GpuDetector, ManyAcceptedWindowsComeBackBeyondTheInGraphCopy) {
     REQUIRE_GPU();
     // A model that accepts every window: one margin stage with threshold far below any sum.
     CascadeModel m = random_model(9, 1, 2, 0);
-    std::get<HogSvmStage>(m.stages[0]).vote = VoteMode::Margin;
-    std::get<HogSvmStage>(m.stages[0]).threshold = -1e6f;
+    m.stages[0].as<HogSvmStage>().vote = VoteMode::Margin;
+    m.stages[0].as<HogSvmStage>().threshold = -1e6f;
     DetectParams p;
     p.stride = 2;
     const GrayImage img = blobby_image(900, 700, 8);
@@ -330,7 +330,7 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
     std::vector<std::vector<std::string>> passes;
     for (const char* backend : {"cpu", "cuda"}) {
         TrainConfig cfg = tiny_config();
-        cfg.mining_backend = backend;
+        parse_backend(backend, cfg.mining.backend);
         TrainOptions opt;
         opt.model_out = d.dir / (std::string(backend) + std::to_string(models.size()) + ".h5");
         opt.created_utc = "2026-11-22T00:00:00Z";
@@ -355,7 +355,7 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
         for (std::size_t k = 0; k < std::max(m.stages.size(), mg.stages.size()); ++k) {
             auto describe = [&](const CascadeModel& x) -> std::string {
                 if (k >= x.stages.size()) return "-";
-                const auto& st = std::get<HogSvmStage>(x.stages[k]);
+                const auto& st = x.stages[k].as<HogSvmStage>();
                 return std::to_string(st.learners.size()) + " learners, threshold " + std::to_string(st.threshold);
             };
             std::printf("  stage %zu: cpu %s | cuda %s\n", k + 1, describe(m).c_str(), describe(mg).c_str());

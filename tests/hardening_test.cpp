@@ -158,7 +158,7 @@ TEST(Hardening, DamagedCheckpointIsRefusedByName) {
     std::ofstream(dir / "cfg.yaml") << "data: {layout: lists, positives_list: " << (dir / "pos.txt").string()
                                     << ", negatives_list: " << (dir / "neg.txt").string() << ", holdout_every: 0}\n";
     save_model(bar_model(), dir / "m.h5");
-    std::ofstream(dir / "m.h5.state", std::ios::binary) << "CKTRNST2" << std::string(200, 'x');
+    std::ofstream(dir / "m.h5.state", std::ios::binary) << "CKTRNST3" << std::string(200, 'x');
     const CommandResult r = cascade("train --config " + q(dir / "cfg.yaml") + " --out " + q(dir / "m.h5") + " --resume", dir);
     EXPECT_EQ(r.code, 1) << r.err;
     expect_has(r.err, "checkpoint " + (dir / "m.h5.state").string() + " is damaged: SHA-256 of its contents does not match; delete it to start over");

@@ -23,8 +23,8 @@ namespace {
 CascadeModel full_model() {
     CascadeModel m = random_model(21, 3, 4, 5);
     m.hog = {BlockNorm::L2Hys, 0.75f, 0.25f};
-    std::get<HogSvmStage>(m.stages[1]).threshold = 1.25f;
-    std::get<HogSvmStage>(m.stages[1]).learners[0].weights[3] = -0.0f;  // signed zero must survive
+    m.stages[1].as<HogSvmStage>().threshold = 1.25f;
+    m.stages[1].as<HogSvmStage>().learners[0].weights[3] = -0.0f;  // signed zero must survive
     m.metadata = {"seed: 7\nd_min: 0.99\n", "INRIA Person, 2416 crops", "2026-11-22T10:00:00Z", "0.1.0"};
     return m;
 }
@@ -42,8 +42,8 @@ void expect_bit_identical(const CascadeModel& a, const CascadeModel& b) {
     ASSERT_EQ(a, b);
     ASSERT_EQ(a.stages.size(), b.stages.size());
     for (std::size_t s = 0; s < a.stages.size(); ++s) {
-        if (const auto* ha = std::get_if<HogSvmStage>(&a.stages[s])) {
-            const auto& hb = std::get<HogSvmStage>(b.stages[s]);
+        if (const auto* ha = a.stages[s].get_if<HogSvmStage>()) {
+            const auto& hb = b.stages[s].as<HogSvmStage>();
             EXPECT_TRUE(same_bits(ha->threshold, hb.threshold));
             for (std::size_t i = 0; i < ha->learners.size(); ++i) {
                 EXPECT_TRUE(same_bits(ha->learners[i].weights, hb.learners[i].weights));
@@ -51,8 +51,8 @@ void expect_bit_identical(const CascadeModel& a, const CascadeModel& b) {
                 EXPECT_TRUE(same_bits(ha->learners[i].alpha, hb.learners[i].alpha));
             }
         } else {
-            const auto& wa = std::get<WaldBoostLbpStage>(a.stages[s]);
-            const auto& wb = std::get<WaldBoostLbpStage>(b.stages[s]);
+            const auto& wa = a.stages[s].as<WaldBoostLbpStage>();
+            const auto& wb = b.stages[s].as<WaldBoostLbpStage>();
             for (std::size_t i = 0; i < wa.weak.size(); ++i) {
                 EXPECT_TRUE(same_bits(wa.weak[i].responses, wb.weak[i].responses));
                 EXPECT_TRUE(same_bits(wa.weak[i].reject_threshold, wb.weak[i].reject_threshold));
@@ -153,7 +153,7 @@ TEST_F(ModelFile, RoundTripIsBitIdentical) {
 
 TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
     CascadeModel m = random_model(5, 1, 105, 0);
-    std::get<HogSvmStage>(m.stages[0]).vote = VoteMode::Margin;
+    m.stages[0].as<HogSvmStage>().vote = VoteMode::Margin;
     save_model(m, path_);
     const CascadeModel loaded = load_model(path_);
     expect_bit_identical(m, loaded);

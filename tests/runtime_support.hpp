@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 
 namespace cascadekit::test {
@@ -14,7 +15,7 @@ inline void calibrate_thresholds(CascadeModel& m, const GrayImage& img) {
     f.hog.compute(img);
     f.gray.compute(img);
     for (std::size_t s = 0; s < m.stages.size(); ++s) {
-        auto* hog = std::get_if<HogSvmStage>(&m.stages[s]);
+        auto* hog = m.stages[s].get_if<HogSvmStage>();
         if (!hog) continue;
         std::vector<float> sums;
         for (int y = 0; y + 128 <= img.height; y += 8)

@@ -31,7 +31,7 @@ RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const Gr
     RefWindow out;
     for (std::size_t s = 0; s < m.stages.size(); ++s) {
         double score = 0;
-        if (const auto* hog = std::get_if<HogSvmStage>(&m.stages[s])) {
+        if (const auto* hog = m.stages[s].get_if<HogSvmStage>()) {
             for (const HogLearner& l : hog->learners) {
                 double v[36] = {};
                 const int cw = l.block.w / 2, ch = l.block.h / 2;
@@ -53,7 +53,7 @@ RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const Gr
             }
             score -= hog->threshold;
         } else {
-            const auto& wb = std::get<WaldBoostLbpStage>(m.stages[s]);
+            const auto& wb = m.stages[s].as<WaldBoostLbpStage>();
             double h = 0;
             bool rejected = false;
             for (const LbpWeakClassifier& c : wb.weak) {
@@ -281,7 +281,7 @@ TEST(CpuDetector, RejectsBadRequests) {
     p.max_scale = 0.5;
     EXPECT_THROW(Detector::create(m, p), std::invalid_argument);
     CascadeModel bad = m;
-    std::get<HogSvmStage>(bad.stages[0]).learners[0].weights[0] = NAN;
+    bad.stages[0].as<HogSvmStage>().learners[0].weights[0] = NAN;
     EXPECT_THROW(Detector::create(bad, {}), ModelError);
     EXPECT_THROW(Detector::create(m, {}, Backend::Cuda), DetectError);
     std::uint8_t px = 0;

@@ -10,7 +10,9 @@
 
 #include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/features/image.hpp"
-#include "cascadekit/features/model.hpp"
+#include "cascadekit/model/cascade.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
+#include "cascadekit/model/waldboost_lbp_stage.hpp"
 
 namespace cascadekit::test {
 

@@ -12,6 +12,8 @@
 #include <random>
 
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/io/byte_codec.hpp"
+#include "cascadekit/io/stage_codec.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/trainer.hpp"
@@ -115,8 +117,8 @@ TEST(Trainer, SameSeedSameModelForAnyThreadCountAndResumeIsExact) {
 TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {
     SyntheticData d = make_data("trainer_exhaust");
     TrainConfig cfg = tiny_config();
-    cfg.F_target = 1e-15;
-    cfg.max_stages = 30;
+    cfg.boosting.F_target = 1e-15;
+    cfg.boosting.max_stages = 30;
     TrainOptions opt;
     opt.model_out = d.dir / "m.h5";
     Quiet obs;
@@ -131,16 +133,16 @@ TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {
 TEST(Trainer, DenseBaselineIsOneMarginStageOf105Blocks) {
     const SyntheticData d = make_data("trainer_dense");
     TrainConfig cfg = tiny_config();
-    cfg.kind = "dense";
-    cfg.dense_random_negatives_per_image = 10;
-    cfg.svm_c = 0.01;
+    cfg.kind = TrainKind::Dense;
+    cfg.dense.random_negatives_per_image = 10;
+    cfg.svm.C = 0.01;
     TrainOptions opt;
     opt.model_out = d.dir / "dense.h5";
     Quiet obs;
     train(cfg, d.train, read_pgm, opt, obs);
     const CascadeModel m = load_model(opt.model_out);
     ASSERT_EQ(m.stages.size(), 1u);
-    const auto& st = std::get<HogSvmStage>(m.stages[0]);
+    const auto& st = m.stages[0].as<HogSvmStage>();
     EXPECT_EQ(st.vote, VoteMode::Margin);
     EXPECT_EQ(st.learners.size(), 105u);
     const auto [detection, fppw] = held_out_rates(m, d);
@@ -231,10 +233,25 @@ TEST(Trainer, DamagedCheckpointsAreRefusedByName) {
     expect_refused("position", "negative window 1 lies outside its pyramid level");
     with([](detail::Checkpoint& c) { c.negatives.at(2).scale = -1; });
     expect_refused("scale", "negative window 2 has scale");
-    with([](detail::Checkpoint& c) { c.weights.pop_back(); });
+    // The hog_svm stage trainer's state: the stage so far, then one weight per sample.
+    auto with_state = [&](const std::function<void(HogSvmStage&, std::vector<double>&)>& change) {
+        with([&](detail::Checkpoint& c) {
+            ByteReader in(c.current.data(), c.current.size());
+            Stage stage = decode_stage(in);
+            auto weights = in.vec<double>(1u << 20);
+            change(stage.as<HogSvmStage>(), weights);
+            ByteWriter out;
+            encode_stage(stage, out);
+            out.vec(weights);
+            c.current = out.bytes;
+        });
+    };
+    with_state([](HogSvmStage&, std::vector<double>& w) { w.pop_back(); });
     expect_refused("weights", "sample weights for");
-    with([](detail::Checkpoint& c) { c.current.learners.at(0).block.x = 2147483646; });
-    expect_refused("block", "a block is not a valid block of the window");
+    with_state([](HogSvmStage& st, std::vector<double>&) { st.learners.at(0).block.x = 2147483646; });
+    expect_refused("block", "is not inside the 64x128 window");
+    with([](detail::Checkpoint& c) { c.current_kind = "waldboost_lbp"; });
+    expect_refused("kind", "its stage in training is of kind 'waldboost_lbp'");
 
     // The good checkpoint still resumes.
     write(good);

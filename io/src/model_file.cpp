@@ -1,4 +1,5 @@
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/io/stage_codec.hpp"
 
 #include <fcntl.h>
 #include <hdf5.h>
@@ -209,56 +210,39 @@ public:
     CascadeModel read(hid_t root) const;
 
 private:
-    HogSvmStage read_hog_stage(hid_t g, const std::string& path) const;
-    WaldBoostLbpStage read_lbp_stage(hid_t g, const std::string& path) const;
     std::filesystem::path file_;
     std::size_t image_size_;
     bool legacy_;
 };
 
-Rect rect_at(const std::vector<int>& v, std::size_t i) {
-    return {v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
-}
-
-HogSvmStage Reader::read_hog_stage(hid_t g, const std::string& path) const {
-    HogSvmStage st;
-    const std::string mode = read_string(g, path, "vote_mode");
-    if (mode == "binary") st.vote = VoteMode::Binary;
-    else if (mode == "margin") st.vote = VoteMode::Margin;
-    else fail(attr_path(path, "vote_mode"), "unknown vote mode '" + mode + "' (expected binary or margin)");
-    st.threshold = read_float(g, path, "threshold");
-    hsize_t n = 0, unused = 0;
-    const auto blocks = read_dataset<int>(g, path, "blocks", 2, 4, std::nullopt, n);
-    const auto weights = read_dataset<float>(g, path, "weights", 2, kBlockDims, n, unused);
-    const auto bias = read_dataset<float>(g, path, "bias", 1, 1, n, unused);
-    const auto alpha = read_dataset<float>(g, path, "alpha", 1, 1, n, unused);
-    st.learners.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        HogLearner& l = st.learners[i];
-        l.block = rect_at(blocks, i);
-        std::copy_n(weights.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims), kBlockDims, l.weights.begin());
-        l.bias = bias[i];
-        l.alpha = alpha[i];
+// A stage's fields read through its codec (stage_codec.hpp), every one checked as above.
+class Hdf5StageIn final : public StageIn {
+public:
+    Hdf5StageIn(const Reader& r, hid_t group, std::string path) : r_(r), g_(group), path_(std::move(path)) {}
+    std::string attr_string(const char* name) override { return r_.read_string(g_, path_, name); }
+    float attr_float(const char* name) override { return r_.read_float(g_, path_, name); }
+    std::vector<std::int32_t> ints(const char* name, int rank, std::size_t cols, std::optional<std::size_t> rows,
+                                   std::size_t& rows_out) override {
+        return table<std::int32_t>(name, rank, cols, rows, rows_out);
     }
-    return st;
-}
-
-WaldBoostLbpStage Reader::read_lbp_stage(hid_t g, const std::string& path) const {
-    WaldBoostLbpStage st;
-    st.final_threshold = read_float(g, path, "final_threshold");
-    hsize_t n = 0, unused = 0;
-    const auto cells = read_dataset<int>(g, path, "cells", 2, 4, std::nullopt, n);
-    const auto responses = read_dataset<float>(g, path, "responses", 2, 256, n, unused);
-    const auto reject = read_dataset<float>(g, path, "reject_thresholds", 1, 1, n, unused);
-    st.weak.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        LbpWeakClassifier& c = st.weak[i];
-        c.cell = rect_at(cells, i);
-        std::copy_n(responses.begin() + static_cast<std::ptrdiff_t>(i * 256), 256, c.responses.begin());
-        c.reject_threshold = reject[i];
+    std::vector<float> floats(const char* name, int rank, std::size_t cols, std::optional<std::size_t> rows,
+                              std::size_t& rows_out) override {
+        return table<float>(name, rank, cols, rows, rows_out);
     }
-    return st;
-}
+    [[noreturn]] void fail(const std::string& field, const std::string& problem) override { r_.fail(path_ + field, problem); }
+
+private:
+    template <class T>
+    std::vector<T> table(const char* name, int rank, std::size_t cols, std::optional<std::size_t> rows, std::size_t& rows_out) {
+        hsize_t n = 0;
+        auto v = r_.read_dataset<T>(g_, path_, name, rank, cols, rows ? std::optional<hsize_t>(*rows) : std::nullopt, n);
+        rows_out = static_cast<std::size_t>(n);
+        return v;
+    }
+    const Reader& r_;
+    hid_t g_;
+    std::string path_;
+};
 
 CascadeModel Reader::read(hid_t root) const {
     const std::string format = read_string(root, "/", "format");
@@ -308,9 +292,11 @@ CascadeModel Reader::read(hid_t root) const {
         const std::string path = stage_path(static_cast<std::size_t>(s));
         Handle g = open_group(stages.get(), path.substr(std::string("/stages/").size()), path);
         const std::string kind = read_string(g.get(), path, "kind");
-        if (kind == "hog_svm") m.stages.emplace_back(read_hog_stage(g.get(), path));
-        else if (kind == "waldboost_lbp") m.stages.emplace_back(read_lbp_stage(g.get(), path));
-        else fail(attr_path(path, "kind"), "unknown stage kind '" + kind + "' (expected hog_svm or waldboost_lbp)");
+        const StageCodec* codec = find_stage_codec(kind);
+        if (codec == nullptr)
+            fail(attr_path(path, "kind"), "unknown stage kind '" + kind + "' (expected one of: " + known_stage_kinds() + ")");
+        Hdf5StageIn in(*this, g.get(), path);
+        m.stages.push_back(codec->read(in));
     }
     try {
         validate_model(m);
@@ -407,49 +393,37 @@ public:
         for (std::size_t s = 0; s < m.stages.size(); ++s) {
             const std::string path = stage_path(s);
             Handle g = group(stages.get(), path.substr(8), path);
-            attr_string(g.get(), "kind", std::string(stage_kind(m.stages[s])), path + "@kind");
-            if (const auto* hog_stage = std::get_if<HogSvmStage>(&m.stages[s]))
-                write_hog(g.get(), *hog_stage, path);
-            else
-                write_lbp(g.get(), std::get<WaldBoostLbpStage>(m.stages[s]), path);
+            const std::string kind(m.stages[s].kind());
+            const StageCodec* codec = find_stage_codec(kind);
+            if (codec == nullptr) throw ModelFileError(target_, path, "stage kind '" + kind + "' has no codec in this build");
+            attr_string(g.get(), "kind", kind, path + "@kind");
+            StageWriter out(*this, g.get(), path);
+            codec->write(m.stages[s], out);
         }
     }
 
 private:
-    static void push_rect(std::vector<int>& v, const Rect& r) { v.insert(v.end(), {r.x, r.y, r.w, r.h}); }
-
-    void write_hog(hid_t g, const HogSvmStage& st, const std::string& path) const {
-        attr_string(g, "vote_mode", st.vote == VoteMode::Binary ? "binary" : "margin", path + "@vote_mode");
-        attr_float(g, "threshold", st.threshold, path + "@threshold");
-        std::vector<int> blocks;
-        std::vector<float> weights, bias, alpha;
-        for (const HogLearner& l : st.learners) {
-            push_rect(blocks, l.block);
-            weights.insert(weights.end(), l.weights.begin(), l.weights.end());
-            bias.push_back(l.bias);
-            alpha.push_back(l.alpha);
+    // A stage's fields written through its codec, in the order it names them (which fixes the
+    // file's bytes: deterministic training gives identical files).
+    class StageWriter final : public StageOut {
+    public:
+        StageWriter(const Writer& w, hid_t g, std::string path) : w_(w), g_(g), path_(std::move(path)) {}
+        void attr_string(const char* name, const std::string& v) override {
+            w_.attr_string(g_, name, v, path_ + "@" + name);
         }
-        const hsize_t n = st.learners.size();
-        dataset(g, "blocks", blocks, n, 4, 2, path + "/blocks");
-        dataset(g, "weights", weights, n, kBlockDims, 2, path + "/weights");
-        dataset(g, "bias", bias, n, 1, 1, path + "/bias");
-        dataset(g, "alpha", alpha, n, 1, 1, path + "/alpha");
-    }
-
-    void write_lbp(hid_t g, const WaldBoostLbpStage& st, const std::string& path) const {
-        attr_float(g, "final_threshold", st.final_threshold, path + "@final_threshold");
-        std::vector<int> cells;
-        std::vector<float> responses, reject;
-        for (const LbpWeakClassifier& c : st.weak) {
-            push_rect(cells, c.cell);
-            responses.insert(responses.end(), c.responses.begin(), c.responses.end());
-            reject.push_back(c.reject_threshold);
+        void attr_float(const char* name, float v) override { w_.attr_float(g_, name, v, path_ + "@" + name); }
+        void ints(const char* name, const std::vector<std::int32_t>& v, std::size_t rows, std::size_t cols, int rank) override {
+            w_.dataset(g_, name, v, rows, cols, rank, path_ + "/" + name);
         }
-        const hsize_t n = st.weak.size();
-        dataset(g, "cells", cells, n, 4, 2, path + "/cells");
-        dataset(g, "responses", responses, n, 256, 2, path + "/responses");
-        dataset(g, "reject_thresholds", reject, n, 1, 1, path + "/reject_thresholds");
-    }
+        void floats(const char* name, const std::vector<float>& v, std::size_t rows, std::size_t cols, int rank) override {
+            w_.dataset(g_, name, v, rows, cols, rank, path_ + "/" + name);
+        }
+
+    private:
+        const Writer& w_;
+        hid_t g_;
+        std::string path_;
+    };
 
     std::filesystem::path target_;
     hid_t file_;

@@ -7,11 +7,16 @@
 
 namespace cascadekit {
 
-CpuDetector::CpuDetector(CascadeModel model, DetectParams params) : model_(std::move(model)), params_(params) {
-    validate_model(model_);
-    validate(params_);
-    for (const Stage& s : model_.stages) (std::holds_alternative<HogSvmStage>(s) ? needs_hog_ : needs_gray_integral_) = true;
+namespace {
+const CascadeModel& validated(const CascadeModel& model, const DetectParams& params) {
+    validate_model(model);
+    validate(params);
+    return model;
 }
+}  // namespace
+
+CpuDetector::CpuDetector(CascadeModel model, DetectParams params)
+    : model_(std::move(model)), params_(params), evaluator_(validated(model_, params_)) {}
 
 namespace {
 // What one row of windows produced; rows are merged in order so the output is thread-independent.
@@ -46,8 +51,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
             resample_level(octaves_, level, level_image_);
             img = &level_image_;
         }
-        if (needs_hog_) features_.hog.compute(*img);
-        if (needs_gray_integral_) features_.gray.compute(*img);
+        compute_level_features(*img, evaluator_.needs(), features_);
 
         const int rows = (level.height - wh) / params_.stride + 1;
         const int cols = (level.width - ww) / params_.stride + 1;
@@ -59,7 +63,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                 const int y = row * params_.stride;
                 for (int col = 0; col < cols; ++col) {
                     const int x = col * params_.stride;
-                    const WindowOutcome w = evaluate_window(model_, features_, x, y);
+                    const WindowOutcome w = evaluator_.evaluate(features_, x, y);
                     ++out.scanned;
                     out.weak += w.weak_evaluated;
                     if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];

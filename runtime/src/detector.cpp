@@ -48,19 +48,20 @@ std::vector<DetectResult> Detector::detect_batch(const std::vector<ImageView>& i
     return out;
 }
 
-std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const DetectParams& params, Backend backend) {
+std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const DetectParams& params, Backend backend,
+                                           int device) {
     validate_model(model);
     validate(params);
 #if CASCADEKIT_HAVE_CUDA
-    if (backend == Backend::Cuda) return std::make_unique<CudaDetector>(model, params);
-    if (backend == Backend::Auto) {
-        // CUDA when a device is present and the model has hog_svm stages only (the GPU runs no
-        // waldboost_lbp stages); otherwise the CPU, which gives the same detections.
-        const bool hog_only = std::all_of(model.stages.begin(), model.stages.end(),
-                                          [](const Stage& s) { return std::holds_alternative<HogSvmStage>(s); });
-        if (hog_only && cuda_available()) return std::make_unique<CudaDetector>(model, params);
-    }
+    CudaOptions options;
+    options.device = device;
+    if (backend == Backend::Cuda) return std::make_unique<CudaDetector>(model, params, options);
+    // Auto: CUDA when a device is present and it runs every stage kind of the model; otherwise
+    // the CPU, which gives the same detections.
+    if (backend == Backend::Auto && CudaDetector::supports(model) && cuda_available())
+        return std::make_unique<CudaDetector>(model, params, options);
 #else
+    (void)device;
     if (backend == Backend::Cuda)
         throw DetectError("the CUDA backend is not part of this build (configure with CASCADEKIT_CUDA=ON and the CUDA toolkit)");
 #endif

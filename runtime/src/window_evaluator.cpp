@@ -1,56 +1,47 @@
 #include "cascadekit/runtime/window_evaluator.hpp"
 
-#include "cascadekit/features/block.hpp"
-#include "cascadekit/features/lbp.hpp"
+#include <stdexcept>
+#include <string>
 
 namespace cascadekit {
 
-float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, int x, int y) {
-    float sum = 0.0f;
-    BlockDescriptor v;
-    for (const HogLearner& l : stage.learners) {
-        block_descriptor(ih, x, y, l.block, hog, v);
-        const float m = learner_margin(l, v);
-        sum += block_math::vote(stage.vote == VoteMode::Binary, l.alpha, m);
-    }
-    return sum;
+void compute_level_features(const GrayImage& level, FeatureNeeds needs, LevelFeatures& out) {
+    if (needs.hog) out.hog.compute(level);
+    if (needs.gray_integral) out.gray.compute(level);
 }
 
-WindowOutcome evaluate_window(const CascadeModel& model, const LevelFeatures& f, int x, int y) {
+CascadeEvaluator::CascadeEvaluator(const CascadeModel& model) : model_(model) {
+    stages_.reserve(model_.stages.size());
+    for (std::size_t s = 0; s < model_.stages.size(); ++s) {
+        const Stage& stage = model_.stages[s];
+        const CpuStageKind* kind = find_cpu_stage_kind(stage.kind());
+        if (kind == nullptr)
+            throw std::invalid_argument(stage_path(s) + ": stage kind '" + std::string(stage.kind()) +
+                                        "' has no CPU evaluator in this build");
+        needs_ |= kind->needs;
+        stages_.push_back(kind->make(stage, model_));
+    }
+}
+
+WindowOutcome CascadeEvaluator::evaluate(const LevelFeatures& f, int x, int y) const {
     WindowOutcome out;
     float cleared = 0.0f;  // running sum of the passed stages' margins, in stage order (as on the GPU)
-    for (std::size_t s = 0; s < model.stages.size(); ++s) {
-        if (const auto* hog = std::get_if<HogSvmStage>(&model.stages[s])) {
-            out.weak_evaluated += static_cast<std::uint32_t>(hog->learners.size());
-            out.score = hog_stage_sum(*hog, model.hog, f.hog, x, y) - hog->threshold;
-            if (out.score < 0.0f) {
-                out.rejected_at = static_cast<int>(s);
-                return out;
-            }
-            cleared += out.score;
-        } else {
-            const auto& wb = std::get<WaldBoostLbpStage>(model.stages[s]);
-            float h = 0.0f;
-            bool rejected = false;
-            for (const LbpWeakClassifier& c : wb.weak) {
-                ++out.weak_evaluated;
-                h += c.responses[lbp_code(f.gray, x, y, c.cell)];
-                if (h < c.reject_threshold) {
-                    out.score = h - c.reject_threshold;
-                    rejected = true;
-                    break;
-                }
-            }
-            if (!rejected) out.score = h - wb.final_threshold;
-            if (rejected || out.score < 0.0f) {
-                out.rejected_at = static_cast<int>(s);
-                return out;
-            }
-            cleared += out.score;
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+        const StageOutcome o = stages_[s]->evaluate(f, x, y);
+        out.weak_evaluated += o.weak_evaluated;
+        out.score = o.score;
+        if (o.score < 0.0f) {
+            out.rejected_at = static_cast<int>(s);
+            return out;
         }
+        cleared += o.score;
     }
     out.score = cleared;
     return out;
+}
+
+WindowOutcome evaluate_window(const CascadeModel& model, const LevelFeatures& features, int x, int y) {
+    return CascadeEvaluator(model).evaluate(features, x, y);
 }
 
 }  // namespace cascadekit

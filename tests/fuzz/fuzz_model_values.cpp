@@ -91,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         case 5: if (s < m.stages.size()) m.stages.erase(m.stages.begin() + static_cast<std::ptrdiff_t>(s)); break;
         default:
             if (s >= m.stages.size()) break;
-            if (auto* h = std::get_if<HogSvmStage>(&m.stages[s])) {
+            if (auto* h = m.stages[s].get_if<HogSvmStage>()) {
                 const std::size_t l = h->learners.empty() ? 0 : in.u8() % h->learners.size();
                 switch (op % 12) {
                 case 6: h->threshold = in.f32(); break;
@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                          else if (!h->learners.empty()) h->learners.pop_back();
                 }
             } else {
-                auto& w = std::get<WaldBoostLbpStage>(m.stages[s]);
+                auto& w = m.stages[s].as<WaldBoostLbpStage>();
                 const std::size_t l = w.weak.empty() ? 0 : in.u8() % w.weak.size();
                 switch (op % 12) {
                 case 6: w.final_threshold = in.f32(); break;

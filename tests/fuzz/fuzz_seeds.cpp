@@ -12,6 +12,8 @@
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/trainer/trainer.hpp"
+#include "cascadekit/io/byte_codec.hpp"
+#include "cascadekit/io/stage_codec.hpp"
 #include "checkpoint.hpp"
 #include "test_support.hpp"
 
@@ -41,10 +43,13 @@ int main(int argc, char** argv) {
     detail::Checkpoint c;
     c.fingerprint = 42;
     c.created_utc = "2026-11-22T00:00:00Z";
-    c.stages = {std::get<HogSvmStage>(test::tiny_model().stages[0])};
-    c.current = c.stages[0];
+    c.stages = {test::tiny_model().stages[0]};
+    ByteWriter state;  // the hog_svm stage trainer's: the stage so far, one weight per sample
+    encode_stage(c.stages[0], state);
+    state.vec(std::vector<double>(7, 1.0 / 7));
+    c.current_kind = "hog_svm";
+    c.current = state.bytes;
     c.negatives = {{0, 1.0, 8, 8}, {2, 1.2, 16, 0}};
-    c.weights = std::vector<double>(7, 1.0 / 7);
     c.rounds = 3;
     const std::vector<char> ck = detail::checkpoint_bytes(c);
     put(dir / "checkpoint", "sealed.state", ck);

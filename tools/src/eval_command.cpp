@@ -42,9 +42,9 @@ nlohmann::json read_json(const std::string& file) {
 
 // The held-out data of the configuration's split.
 Dataset held_out(const TrainConfig& cfg) {
-    if (cfg.holdout_every == 0) throw std::runtime_error("the configuration holds nothing out (data.holdout_every: 0)");
-    if (cfg.split_file.empty() || !fs::exists(cfg.split_file))
-        throw std::runtime_error("held-out split " + cfg.split_file + " not found: train with this configuration first");
+    if (cfg.data.holdout_every == 0) throw std::runtime_error("the configuration holds nothing out (data.holdout_every: 0)");
+    if (cfg.data.split_file.empty() || !fs::exists(cfg.data.split_file))
+        throw std::runtime_error("held-out split " + cfg.data.split_file + " not found: train with this configuration first");
     const Dataset all = configured_dataset(cfg);
     return only(all, held_out_split(cfg, all));
 }

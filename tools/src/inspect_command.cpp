@@ -6,6 +6,8 @@
 #include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
+#include "cascadekit/model/waldboost_lbp_stage.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
 #include "output_files.hpp"
@@ -24,12 +26,12 @@ void print_model(const std::string& path, const CascadeModel& m) {
     std::printf("  %5s  %-11s  %-13s  %8s  %-6s  %12s\n", "stage", "group", "kind", "learners", "vote", "threshold");
     std::size_t total = 0;
     for (std::size_t s = 0; s < m.stages.size(); ++s) {
-        total += stage_size(m.stages[s]);
-        if (const auto* h = std::get_if<HogSvmStage>(&m.stages[s]))
+        total += m.stages[s].size();
+        if (const auto* h = m.stages[s].get_if<HogSvmStage>())
             std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "hog_svm", h->learners.size(),
                         h->vote == VoteMode::Binary ? "binary" : "margin", h->threshold);
         else {
-            const auto& w = std::get<WaldBoostLbpStage>(m.stages[s]);
+            const auto& w = m.stages[s].as<WaldBoostLbpStage>();
             std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "waldboost_lbp", w.weak.size(), "-",
                         w.final_threshold);
         }
@@ -51,15 +53,15 @@ cv::Mat draw_stages(const CascadeModel& m, std::vector<int> which) {
         const int ox = kMargin + (panel_index % kPerRow) * (pw + kMargin);
         const int oy = kMargin + (panel_index / kPerRow) * (ph + kLabel + kMargin);
         const auto s = static_cast<std::size_t>(which[static_cast<std::size_t>(panel_index)] - 1);
-        cv::putText(canvas, "stage " + std::to_string(s + 1) + " (" + std::to_string(stage_size(m.stages[s])) + ")",
+        cv::putText(canvas, "stage " + std::to_string(s + 1) + " (" + std::to_string(m.stages[s].size()) + ")",
                     {ox, oy + 13}, cv::FONT_HERSHEY_SIMPLEX, 0.45, cv::Scalar(0, 0, 0), 1);
         const cv::Rect panel(ox, oy + kLabel, pw, ph);
         canvas(panel).setTo(cv::Scalar(40, 40, 40));
         std::vector<Rect> rects;
-        if (const auto* h = std::get_if<HogSvmStage>(&m.stages[s]))
+        if (const auto* h = m.stages[s].get_if<HogSvmStage>())
             for (const auto& l : h->learners) rects.push_back(l.block);
         else
-            for (const auto& c : std::get<WaldBoostLbpStage>(m.stages[s]).weak) rects.push_back({c.cell.x, c.cell.y, 3 * c.cell.w, 3 * c.cell.h});
+            for (const auto& c : m.stages[s].as<WaldBoostLbpStage>().weak) rects.push_back({c.cell.x, c.cell.y, 3 * c.cell.w, 3 * c.cell.h});
         for (std::size_t i = 0; i < rects.size(); ++i) {
             // A fixed hue walk keeps colours distinct and the picture reproducible.
             cv::Mat hsv(1, 1, CV_8UC3, cv::Scalar(static_cast<double>((i * 47) % 180), 200, 255)), bgr;

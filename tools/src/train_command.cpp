@@ -49,34 +49,34 @@ std::filesystem::path under_data(const std::string& p) {
 }  // namespace
 
 Dataset configured_dataset(const TrainConfig& cfg) {
-    Dataset all = cfg.layout == "inria" ? load_inria(under_data(cfg.inria_root))
-                                        : load_lists(cfg.positives_list, cfg.negatives_list);
-    if (cfg.flip_positives) add_flipped_positives(all);
+    Dataset all = cfg.data.layout == DataLayout::Inria ? load_inria(under_data(cfg.data.inria_root))
+                                        : load_lists(cfg.data.positives_list, cfg.data.negatives_list);
+    if (cfg.data.flip_positives) add_flipped_positives(all);
     return all;
 }
 
 HeldOutSplit held_out_split(const TrainConfig& cfg, const Dataset& all) {
-    if (!cfg.split_file.empty() && std::filesystem::exists(cfg.split_file)) {
-        spdlog::info("held-out split from {}", cfg.split_file);
-        return read_split(cfg.split_file);
+    if (!cfg.data.split_file.empty() && std::filesystem::exists(cfg.data.split_file)) {
+        spdlog::info("held-out split from {}", cfg.data.split_file);
+        return read_split(cfg.data.split_file);
     }
-    HeldOutSplit split = make_every_kth_split(all, cfg.holdout_every);
-    if (!cfg.split_file.empty()) {
-        if (auto parent = std::filesystem::path(cfg.split_file).parent_path(); !parent.empty())
+    HeldOutSplit split = make_every_kth_split(all, cfg.data.holdout_every);
+    if (!cfg.data.split_file.empty()) {
+        if (auto parent = std::filesystem::path(cfg.data.split_file).parent_path(); !parent.empty())
             std::filesystem::create_directories(parent);
-        write_split(split, cfg.split_file);
-        spdlog::info("wrote held-out split to {}", cfg.split_file);
+        write_split(split, cfg.data.split_file);
+        spdlog::info("wrote held-out split to {}", cfg.data.split_file);
     }
     return split;
 }
 
 Dataset training_dataset(const TrainConfig& cfg) {
     const Dataset all = configured_dataset(cfg);
-    Dataset train = cfg.holdout_every > 0 ? without(all, held_out_split(cfg, all)) : all;
-    if (cfg.max_positives > 0 && train.positives.size() > static_cast<std::size_t>(cfg.max_positives))
-        train.positives.resize(static_cast<std::size_t>(cfg.max_positives));
-    if (cfg.max_negative_images > 0 && train.negatives.size() > static_cast<std::size_t>(cfg.max_negative_images))
-        train.negatives.resize(static_cast<std::size_t>(cfg.max_negative_images));
+    Dataset train = cfg.data.holdout_every > 0 ? without(all, held_out_split(cfg, all)) : all;
+    if (cfg.data.max_positives > 0 && train.positives.size() > static_cast<std::size_t>(cfg.data.max_positives))
+        train.positives.resize(static_cast<std::size_t>(cfg.data.max_positives));
+    if (cfg.data.max_negative_images > 0 && train.negatives.size() > static_cast<std::size_t>(cfg.data.max_negative_images))
+        train.negatives.resize(static_cast<std::size_t>(cfg.data.max_negative_images));
     return train;
 }
 
@@ -88,9 +88,10 @@ int run_train(const TrainCommandOptions& o) {
         TrainConfig cfg = load_train_config(o.config);
         // The detector that mines does not change the result (same windows on every backend), so
         // it is not part of the configuration's fingerprint: a CPU run may resume on the GPU.
-        if (!o.backend.empty()) cfg.mining_backend = o.backend;
+        if (!o.backend.empty() && !parse_backend(o.backend, cfg.mining.backend))
+            throw std::runtime_error("--backend must be auto, cpu or cuda, not '" + o.backend + "'");
         const Dataset data = training_dataset(cfg);
-        spdlog::info("training {} from {}: {} positives, {} negative images (seed {})", cfg.kind, o.config,
+        spdlog::info("training {} from {}: {} positives, {} negative images (seed {})", to_string(cfg.kind), o.config,
                      data.positives.size(), data.negatives.size(), cfg.seed);
         TrainOptions opt;
         opt.model_out = o.out;

@@ -9,38 +9,24 @@
 #include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/io/byte_codec.hpp"
 #include "cascadekit/io/files.hpp"
+#include "cascadekit/io/stage_codec.hpp"
 
 #include "cascadekit/trainer/trainer.hpp"
 
 namespace cascadekit::detail {
 
 namespace {
-// File: magic (8 bytes), SHA-256 of the payload (32), payload. Version 1 had no checksum.
-constexpr char kMagic[8] = {'C', 'K', 'T', 'R', 'N', 'S', 'T', '2'};
-constexpr char kMagicV1[8] = {'C', 'K', 'T', 'R', 'N', 'S', 'T', '1'};
+// File: magic (8 bytes), SHA-256 of the payload (32), payload (docs/checkpoint.md). Version 1 had
+// no checksum; version 2 held hog_svm stages only.
+constexpr char kMagic[8] = {'C', 'K', 'T', 'R', 'N', 'S', 'T', '3'};
+constexpr char kOlderMagic[2][8] = {{'C', 'K', 'T', 'R', 'N', 'S', 'T', '1'}, {'C', 'K', 'T', 'R', 'N', 'S', 'T', '2'}};
 constexpr std::size_t kPrefix = 8 + 32;
+}  // namespace
 
 TrainError checkpoint_damaged(const std::filesystem::path& file, const std::string& problem) {
     return TrainError("checkpoint " + file.string() + " is damaged: " + problem +
                       "; delete it to start over (or restore it from a backup)");
 }
-
-void put_stage(ByteWriter& o, const HogSvmStage& s) {
-    o.pod<std::int32_t>(s.vote == VoteMode::Binary ? 0 : 1);
-    o.pod(s.threshold);
-    o.vec(s.learners);
-}
-
-HogSvmStage get_stage(ByteReader& in) {
-    HogSvmStage s;
-    const auto vote = in.pod<std::int32_t>();
-    if (vote != 0 && vote != 1) throw ByteCodecError("bad vote mode");
-    s.vote = vote == 0 ? VoteMode::Binary : VoteMode::Margin;
-    s.threshold = in.pod<float>();
-    s.learners = in.vec<HogLearner>(kMaxStageSize);
-    return s;
-}
-}  // namespace
 
 std::vector<char> checkpoint_bytes(const Checkpoint& c) {
     ByteWriter o;
@@ -49,9 +35,9 @@ std::vector<char> checkpoint_bytes(const Checkpoint& c) {
     o.pod(c.fingerprint);
     o.str(c.created_utc);
     o.pod<std::uint64_t>(c.stages.size());
-    for (const auto& s : c.stages) put_stage(o, s);
-    put_stage(o, c.current);
-    o.vec(c.weights);
+    for (const Stage& s : c.stages) encode_stage(s, o);
+    o.str(c.current_kind);
+    o.vec(c.current);
     o.vec(c.negatives);
     o.pod(c.cascade_fp_rate);
     o.pod(c.seconds);
@@ -88,9 +74,10 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
 }
 
 Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path& file) {
-    if (bytes.size() >= 8 && std::equal(kMagicV1, kMagicV1 + 8, bytes.begin()))
-        throw TrainError("checkpoint " + file.string() + " was written by an older cascadekit (no checksum); "
-                         "delete it to start over");
+    for (const char* older : kOlderMagic)
+        if (bytes.size() >= 8 && std::equal(older, older + 8, bytes.begin()))
+            throw TrainError("checkpoint " + file.string() + " was written by an older cascadekit (format " +
+                             std::string(1, older[7]) + "); delete it to start over");
     if (bytes.size() < kPrefix || !std::equal(kMagic, kMagic + 8, bytes.begin()))
         throw TrainError(file.string() + ": not a cascadekit training checkpoint (delete it to start over)");
     Sha256 stored;
@@ -103,9 +90,9 @@ Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path
         c.fingerprint = in.pod<std::uint64_t>();
         c.created_utc = in.str();
         const std::size_t n = in.count(1, kMaxStages);
-        for (std::size_t i = 0; i < n; ++i) c.stages.push_back(get_stage(in));
-        c.current = get_stage(in);
-        c.weights = in.vec<double>(kMaxCheckpointBytes);
+        for (std::size_t i = 0; i < n; ++i) c.stages.push_back(decode_stage(in));
+        c.current_kind = in.str();
+        c.current = in.vec<std::uint8_t>(kMaxCheckpointBytes);
         c.negatives = in.vec<WindowRef>(kMaxCheckpointBytes);
         c.cascade_fp_rate = in.pod<double>();
         c.seconds = in.pod<double>();
@@ -121,33 +108,19 @@ Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path
     return c;
 }
 
-namespace {
-void check_stage(const HogSvmStage& st, const std::string& what, int ww, int wh, const std::filesystem::path& file) {
-    auto bad = [&](const std::string& problem) { throw checkpoint_damaged(file, what + ": " + problem); };
-    if (!std::isfinite(st.threshold)) bad("threshold is not finite");
-    if (st.learners.size() > kMaxStageSize) bad("too many learners");
-    for (const HogLearner& l : st.learners) {
-        if (!l.block.inside(ww, wh) || l.block.w % 2 != 0 || l.block.h % 2 != 0) bad("a block is not a valid block of the window");
-        if (!std::isfinite(l.bias) || !std::isfinite(l.alpha) ||
-            !std::all_of(l.weights.begin(), l.weights.end(), [](float v) { return std::isfinite(v); }))
-            bad("a learner holds a non-finite value");
-    }
-}
-}  // namespace
-
-void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file, int ww, int wh, std::size_t positives,
+void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file, const CascadeModel& shape,
                          const std::vector<GrayImage>& images) {
     auto bad = [&](const std::string& problem) { throw checkpoint_damaged(file, problem); };
-    for (std::size_t s = 0; s < c.stages.size(); ++s) {
-        check_stage(c.stages[s], "stage " + std::to_string(s + 1), ww, wh, file);
-        if (c.stages[s].learners.empty()) bad("stage " + std::to_string(s + 1) + " has no learners");
+    const int ww = shape.window_width, wh = shape.window_height;
+    if (!c.stages.empty()) {
+        CascadeModel m = shape;
+        m.stages = c.stages;
+        try {
+            validate_model(m);
+        } catch (const ModelError& e) {
+            bad(std::string("its completed stages are not a valid cascade (") + e.what() + ")");
+        }
     }
-    check_stage(c.current, "the stage in training", ww, wh, file);
-    if (!c.weights.empty() && c.weights.size() != positives + c.negatives.size())
-        bad(std::to_string(c.weights.size()) + " sample weights for " + std::to_string(positives + c.negatives.size()) +
-            " samples (did the data change?)");
-    for (double w : c.weights)
-        if (!std::isfinite(w) || w < 0) bad("a sample weight is negative or not finite");
     for (std::size_t i = 0; i < c.negatives.size(); ++i) {
         const WindowRef& r = c.negatives[i];
         const std::string at = "negative window " + std::to_string(i);

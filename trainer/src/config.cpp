@@ -6,8 +6,9 @@
 #include <type_traits>
 
 #include "cascadekit/features/integral_histogram.hpp"
-#include "cascadekit/features/model.hpp"
+#include "cascadekit/model/cascade.hpp"
 #include "cascadekit/io/files.hpp"
+#include "cascadekit/trainer/stage_trainer.hpp"
 #include <fstream>
 #include <functional>
 #include <map>
@@ -73,75 +74,84 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     }
     Reader r(root, origin);
     TrainConfig c;
-    std::string norm = std::string(to_string(c.hog.norm)), weighting = "resample";
+    std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)), weighting = "resample",
+                backend = "auto";
+    DataConfig& d = c.data;
+    BoostingConfig& b = c.boosting;
     r.get("seed", c.seed);
-    r.get("kind", c.kind);
-    r.get("data.layout", c.layout);
-    r.get("data.inria_root", c.inria_root);
-    r.get("data.positives_list", c.positives_list);
-    r.get("data.negatives_list", c.negatives_list);
-    r.get("data.flip_positives", c.flip_positives);
-    r.get("data.holdout_every", c.holdout_every);
-    r.get("data.split_file", c.split_file);
-    r.get("data.max_positives", c.max_positives);
-    r.get("data.max_negative_images", c.max_negative_images);
-    r.get("window.width", c.window_width);
-    r.get("window.height", c.window_height);
+    r.get("kind", kind);
+    r.get("data.layout", layout);
+    r.get("data.inria_root", d.inria_root);
+    r.get("data.positives_list", d.positives_list);
+    r.get("data.negatives_list", d.negatives_list);
+    r.get("data.flip_positives", d.flip_positives);
+    r.get("data.holdout_every", d.holdout_every);
+    r.get("data.split_file", d.split_file);
+    r.get("data.max_positives", d.max_positives);
+    r.get("data.max_negative_images", d.max_negative_images);
+    r.get("window.width", c.window.width);
+    r.get("window.height", c.window.height);
     r.get("hog.block_norm", norm);
     r.get("hog.epsilon", c.hog.epsilon);
     r.get("hog.hys_clip", c.hog.hys_clip);
-    r.get("boosting.pool", c.pool);
-    r.get("boosting.candidates_per_round", c.candidates_per_round);
-    r.get("boosting.d_min", c.d_min);
-    r.get("boosting.f_max", c.f_max);
-    r.get("boosting.F_target", c.F_target);
-    r.get("boosting.max_stages", c.max_stages);
-    r.get("boosting.max_learners_per_stage", c.max_learners_per_stage);
-    r.get("boosting.negatives_per_stage", c.negatives_per_stage);
-    r.get("svm.C", c.svm_c);
+    r.get("boosting.stage_kind", b.stage_kind);
+    r.get("boosting.pool", b.pool);
+    r.get("boosting.candidates_per_round", b.candidates_per_round);
+    r.get("boosting.d_min", b.d_min);
+    r.get("boosting.f_max", b.f_max);
+    r.get("boosting.F_target", b.F_target);
+    r.get("boosting.max_stages", b.max_stages);
+    r.get("boosting.max_learners_per_stage", b.max_learners_per_stage);
+    r.get("boosting.negatives_per_stage", b.negatives_per_stage);
+    r.get("svm.C", c.svm.C);
     r.get("svm.weighting", weighting);
-    r.get("dense.random_negatives_per_image", c.dense_random_negatives_per_image);
-    r.get("dense.max_hard_negatives", c.dense_max_hard_negatives);
-    r.get("mining.stride", c.mining_stride);
-    r.get("mining.scale_step", c.mining_scale_step);
-    r.get("mining.backend", c.mining_backend);
+    r.get("dense.random_negatives_per_image", c.dense.random_negatives_per_image);
+    r.get("dense.max_hard_negatives", c.dense.max_hard_negatives);
+    r.get("mining.stride", c.mining.stride);
+    r.get("mining.scale_step", c.mining.scale_step);
+    r.get("mining.backend", backend);
     r.reject_unknown();
 
-    if (c.kind != "cascade" && c.kind != "dense") r.fail("kind", "must be cascade or dense, not '" + c.kind + "'");
-    if (c.layout != "inria" && c.layout != "lists") r.fail("data.layout", "must be inria or lists");
-    if (c.layout == "lists" && (c.positives_list.empty() || c.negatives_list.empty()))
+    if (kind == "cascade") c.kind = TrainKind::Cascade;
+    else if (kind == "dense") c.kind = TrainKind::Dense;
+    else r.fail("kind", "must be cascade or dense, not '" + kind + "'");
+    if (layout == "inria") d.layout = DataLayout::Inria;
+    else if (layout == "lists") d.layout = DataLayout::Lists;
+    else r.fail("data.layout", "must be inria or lists");
+    if (d.layout == DataLayout::Lists && (d.positives_list.empty() || d.negatives_list.empty()))
         r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
-    if (c.holdout_every != 0 && c.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
-    if (c.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
-    if (c.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");
-    if (c.window_width < 8 || c.window_height < 8) r.fail("window.width", "window sides must be >= 8");
-    if (std::int64_t{c.window_width} * c.window_height > kMaxExactRectArea)
-        r.fail("window.width", "window " + std::to_string(c.window_width) + "x" + std::to_string(c.window_height) +
+    if (d.holdout_every != 0 && d.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
+    if (d.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
+    if (d.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");
+    if (c.window.width < 8 || c.window.height < 8) r.fail("window.width", "window sides must be >= 8");
+    if (std::int64_t{c.window.width} * c.window.height > kMaxExactRectArea)
+        r.fail("window.width", "window " + std::to_string(c.window.width) + "x" + std::to_string(c.window.height) +
                                    " has more than " + std::to_string(kMaxExactRectArea) +
                                    " pixels, the largest whose HoG sums are exact");
     if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be l2, l2-hys or l1-sqrt");
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
-    if (c.pool != "zhu" && c.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");
-    if (c.candidates_per_round < 1) r.fail("boosting.candidates_per_round", "must be >= 1");
-    if (!(c.d_min > 0 && c.d_min <= 1)) r.fail("boosting.d_min", "must be in (0, 1]");
-    if (!(c.f_max > 0 && c.f_max < 1)) r.fail("boosting.f_max", "must be in (0, 1)");
-    if (!(c.F_target > 0 && c.F_target < 1)) r.fail("boosting.F_target", "must be in (0, 1)");
-    if (c.max_stages < 1 || static_cast<std::size_t>(c.max_stages) > kMaxStages)
+    if (b.pool != "zhu" && b.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");
+    if (b.candidates_per_round < 1) r.fail("boosting.candidates_per_round", "must be >= 1");
+    if (!(b.d_min > 0 && b.d_min <= 1)) r.fail("boosting.d_min", "must be in (0, 1]");
+    if (!(b.f_max > 0 && b.f_max < 1)) r.fail("boosting.f_max", "must be in (0, 1)");
+    if (!(b.F_target > 0 && b.F_target < 1)) r.fail("boosting.F_target", "must be in (0, 1)");
+    if (b.max_stages < 1 || static_cast<std::size_t>(b.max_stages) > kMaxStages)
         r.fail("boosting.max_stages", "must be in [1, " + std::to_string(kMaxStages) + "]");
-    if (c.max_learners_per_stage < 1 || static_cast<std::size_t>(c.max_learners_per_stage) > kMaxStageSize)
+    if (b.max_learners_per_stage < 1 || static_cast<std::size_t>(b.max_learners_per_stage) > kMaxStageSize)
         r.fail("boosting.max_learners_per_stage", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
-    if (c.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
-    if (!(c.svm_c > 0) || !std::isfinite(c.svm_c)) r.fail("svm.C", "must be > 0");
-    if (weighting == "resample") c.svm_weighting = SvmWeighting::Resample;
-    else if (weighting == "select") c.svm_weighting = SvmWeighting::Select;
+    if (b.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
+    if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
+    if (weighting == "resample") c.svm.weighting = SvmWeighting::Resample;
+    else if (weighting == "select") c.svm.weighting = SvmWeighting::Select;
     else r.fail("svm.weighting", "must be resample or select");
-    if (c.mining_stride < 1) r.fail("mining.stride", "must be >= 1");
-    if (!(c.mining_scale_step > 1) || c.mining_scale_step > 10) r.fail("mining.scale_step", "must be in (1, 10]");
-    if (c.mining_backend != "auto" && c.mining_backend != "cpu" && c.mining_backend != "cuda")
-        r.fail("mining.backend", "must be auto, cpu or cuda");
-    if (c.dense_random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
-    if (c.dense_max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
+    if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");
+    if (!(c.mining.scale_step > 1) || c.mining.scale_step > 10) r.fail("mining.scale_step", "must be in (1, 10]");
+    if (!parse_backend(backend, c.mining.backend)) r.fail("mining.backend", "must be auto, cpu or cuda");
+    if (c.dense.random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
+    if (c.dense.max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
+    if (c.kind == TrainKind::Cascade && find_stage_trainer(b.stage_kind) == nullptr)
+        r.fail("boosting.stage_kind", "no stage trainer '" + b.stage_kind + "' (this build trains: " + known_stage_trainers() + ")");
     c.text = text;
     return c;
 }
@@ -155,6 +165,8 @@ TrainConfig load_train_config(const std::string& file) {
     }
     return parse_train_config(std::string(bytes.begin(), bytes.end()), file);
 }
+
+std::string to_string(TrainKind kind) { return kind == TrainKind::Dense ? "dense" : "cascade"; }
 
 std::uint64_t config_fingerprint(const TrainConfig& c) {
     std::uint64_t h = 1469598103934665603ull;

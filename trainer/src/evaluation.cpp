@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cascadekit/io/files.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
 
 namespace cascadekit {
 
@@ -118,8 +119,8 @@ std::vector<StageRejection> rejection_profile(const CascadeModel& model, const D
     std::uint64_t reaching = stats.windows_scanned, rejected = 0;
     double learners = 0;
     for (std::size_t s = 0; s < model.stages.size(); ++s) {
-        const std::size_t n = stage_size(model.stages[s]);
-        if (std::holds_alternative<HogSvmStage>(model.stages[s])) learners += static_cast<double>(reaching * n);
+        const std::size_t n = model.stages[s].size();
+        if (model.stages[s].is<HogSvmStage>()) learners += static_cast<double>(reaching * n);
         rejected += stats.rejected_per_stage[s];
         reaching -= stats.rejected_per_stage[s];
         out.push_back({static_cast<int>(s) + 1, n, static_cast<double>(rejected) / windows, learners / windows});

@@ -29,8 +29,8 @@ std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& pat
     return out;
 }
 
-void visit_positives(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
-                     const WindowSink& sink) {
+std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh) {
+    std::vector<GrayImage> out(crops.size());
     std::mutex m;
     std::string first_error;
     std::size_t first_index = crops.size();
@@ -43,19 +43,26 @@ void visit_positives(const std::vector<PositiveCrop>& crops, const ImageLoader& 
                                  std::to_string(wh) + " window");
             if (crops[i].flip)
                 for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
-            IntegralHistogram ih;
-            ih.compute(g);
-            sink(i, ih, (g.width - ww) / 2, (g.height - wh) / 2);
+            out[i] = std::move(g);
         } catch (const std::exception& e) {
             std::lock_guard lock(m);
             if (i < first_index) first_index = i, first_error = e.what();
         }
     });
     if (first_index < crops.size()) throw TrainError(first_error);
+    return out;
+}
+
+void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink) {
+    tbb::parallel_for(std::size_t{0}, crops.size(), [&](std::size_t i) {
+        LevelFeatures f;
+        compute_level_features(crops[i], needs, f);
+        sink(i, f, (crops[i].width - ww) / 2, (crops[i].height - wh) / 2);
+    });
 }
 
 void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images, std::size_t first_slot,
-                   const WindowSink& sink) {
+                   FeatureNeeds needs, const WindowSink& sink) {
     std::map<std::uint32_t, std::vector<std::size_t>> by_image;
     for (std::size_t i = 0; i < refs.size(); ++i) by_image[refs[i].image].push_back(i);
     std::vector<std::pair<std::uint32_t, std::vector<std::size_t>>> groups(by_image.begin(), by_image.end());
@@ -66,21 +73,21 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayIma
         GrayImage level;
         Octaves octaves;
         octaves.reset(img);
-        IntegralHistogram ih;
+        LevelFeatures f;
         double current = -1;
         for (std::size_t i : idx) {
             const WindowRef& r = refs[i];
             if (r.scale != current) {
                 const PyramidLevel l = pyramid_level(img.width, img.height, r.scale);  // as the detector plans it
                 if (r.scale == 1.0 && l.width == img.width && l.height == img.height) {
-                    ih.compute(img);
+                    compute_level_features(img, needs, f);
                 } else {
                     resample_level(octaves, l, level);
-                    ih.compute(level);
+                    compute_level_features(level, needs, f);
                 }
                 current = r.scale;
             }
-            sink(first_slot + i, ih, r.x, r.y);
+            sink(first_slot + i, f, r.x, r.y);
         }
     });
 }

@@ -4,7 +4,7 @@
 #include <functional>
 #include <vector>
 
-#include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/random.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 
@@ -17,22 +17,25 @@ struct WindowRef {
     std::int32_t x = 0, y = 0;
 };
 
-// Receives one window of a computed integral histogram: (slot, histogram, x, y).
-using WindowSink = std::function<void(std::size_t, const IntegralHistogram&, int, int)>;
+// Receives one window of a level's features: (slot, features, x, y). Called from many threads
+// at once, each slot once.
+using WindowSink = std::function<void(std::size_t, const LevelFeatures&, int, int)>;
 
 // Decodes every image in parallel (TBB); throws TrainError naming the first file that fails.
 std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader);
 
-// Loads the positive crops and hands each centred window to sink(i, …). Crops smaller than the
-// window are refused with a TrainError naming the file.
-void visit_positives(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
-                     const WindowSink& sink);
+// Decodes the positive crops (mirrored where asked). Crops smaller than the window are refused
+// with a TrainError naming the file.
+std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh);
+
+// Hands each crop's centred window to sink(i, …) with the features `needs` asks for.
+void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink);
 
 // Hands window refs[i] to sink(first_slot + i, …), recomputing each needed pyramid level of each
-// image once (resampling and integral histograms as the detector does them). Parallel over
-// images, deterministic.
-void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images,
-                   std::size_t first_slot, const WindowSink& sink);
+// image once (resampling and features as the detector does them). Parallel over images,
+// deterministic.
+void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images, std::size_t first_slot,
+                   FeatureNeeds needs, const WindowSink& sink);
 
 // `count` windows drawn uniformly: an image, then a level of its pyramid (scale step
 // `scale_step`), then a position.

@@ -555,7 +555,7 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     impl_->sms = prop.multiProcessorCount;
     std::vector<DevLearner> learners;
     for (std::size_t s = 0; s < model_.stages.size(); ++s) {
-        const auto* hog = std::get_if<HogSvmStage>(&model_.stages[s]);
+        const auto* hog = model_.stages[s].get_if<HogSvmStage>();
         if (!hog)
             throw DetectError("stage " + std::to_string(s + 1) +
                               " is waldboost_lbp: the CUDA backend runs hog_svm stages only (use --backend cpu)");

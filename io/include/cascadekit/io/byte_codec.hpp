@@ -22,8 +22,9 @@ public:
     template <class T>
     void pod(const T& v) {
         static_assert(std::is_trivially_copyable_v<T>);
-        const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-        bytes.insert(bytes.end(), p, p + sizeof(T));
+        const std::size_t at = bytes.size();
+        bytes.resize(at + sizeof(T));
+        std::memcpy(bytes.data() + at, &v, sizeof(T));
     }
     void str(const std::string& s) {
         pod<std::uint64_t>(s.size());

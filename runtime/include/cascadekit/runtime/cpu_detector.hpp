@@ -18,8 +18,7 @@ public:
 private:
     CascadeModel model_;
     DetectParams params_;
-    bool needs_hog_ = false;
-    bool needs_gray_integral_ = false;
+    CascadeEvaluator evaluator_;
     // Reused between frames: no allocation after the first frame of a size.
     GrayImage gray_, level_image_;
     Octaves octaves_;  // of gray_, rebuilt per frame as levels need them

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cascadekit/features/image.hpp"
-#include "cascadekit/features/model.hpp"
+#include "cascadekit/model/cascade.hpp"
 
 namespace cascadekit {
 
@@ -62,8 +62,17 @@ struct DetectResult {
     DetectStats stats;
 };
 
-// A detection request that cannot be served (e.g. an image smaller than the window).
+// A detection request that cannot be served (e.g. an image smaller than the window). Other
+// requests to the same detector still can be.
 class DetectError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The device failed (a CUDA error: a kernel fault, lost device, out of device memory). The
+// detector, and often every detector on that device, cannot be used any more: callers stop.
+// Not a DetectError, so that code which skips unservable inputs does not skip this.
+class DeviceError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
@@ -89,10 +98,11 @@ public:
     virtual const DetectParams& params() const = 0;
 
     // Validates model and params (throws ModelError / std::invalid_argument). Backend::Auto picks
-    // CUDA when this build has it and a device is present, else CPU; Backend::Cuda throws
-    // DetectError when unavailable.
+    // CUDA when this build has it, a device is present and it runs every stage kind of the model,
+    // else CPU; Backend::Cuda throws DetectError when unavailable. `device`: the CUDA device every
+    // call of the detector runs on (ignored by the CPU backend).
     static std::unique_ptr<Detector> create(const CascadeModel& model, const DetectParams& params,
-                                            Backend backend = Backend::Auto);
+                                            Backend backend = Backend::Auto, int device = 0);
 };
 
 }  // namespace cascadekit

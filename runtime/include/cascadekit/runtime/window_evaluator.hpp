@@ -1,15 +1,36 @@
 #pragma once
 // Evaluating the cascade on one window of one pyramid level: the single definition of a window's
-// score that every backend must reproduce.
+// score that every backend must reproduce. Stage kinds plug in here: each kind has a
+// StageEvaluator (runtime/src/stages/<kind>.cpp) registered by its model name in one list
+// (runtime/src/stage_kinds.cpp), or at run time with register_cpu_stage_kind (tests, plug-ins).
+//
+// Coordinates: (x, y) is the window's top-left in level pixels; the window is the model's
+// window_width × window_height. Thread safety: a CascadeEvaluator is immutable after
+// construction and may be used from any number of threads at once.
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
 
-#include "cascadekit/features/block.hpp"
-#include "cascadekit/features/block_math.hpp"
+#include "cascadekit/features/image.hpp"
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/features/integral_image.hpp"
-#include "cascadekit/features/model.hpp"
+#include "cascadekit/model/cascade.hpp"
 
 namespace cascadekit {
+
+// Which feature planes of a level the stages read.
+struct FeatureNeeds {
+    bool hog = false;            // the integral histogram (hog_svm stages)
+    bool gray_integral = false;  // the gray integral image (waldboost_lbp stages)
+    FeatureNeeds& operator|=(const FeatureNeeds& o) {
+        hog = hog || o.hog;
+        gray_integral = gray_integral || o.gray_integral;
+        return *this;
+    }
+    friend bool operator==(const FeatureNeeds&, const FeatureNeeds&) = default;
+};
 
 // Features of one pyramid level; a member is computed only if some stage needs it.
 struct LevelFeatures {
@@ -17,24 +38,63 @@ struct LevelFeatures {
     IntegralImage gray;     // for waldboost_lbp stages
 };
 
+// Computes the planes `needs` asks for from one pyramid level's gray image (others are left as
+// they are). Parallel inside (TBB).
+void compute_level_features(const GrayImage& level, FeatureNeeds needs, LevelFeatures& out);
+
+// What one stage says about one window. The window is rejected exactly when score < 0.
+struct StageOutcome {
+    float score = 0;                   // the stage's sum minus its (final or early) threshold
+    std::uint32_t weak_evaluated = 0;  // weak learners it evaluated
+};
+
+// One stage, ready to run on the CPU. Implementations keep references into the stage they were
+// made from (the CascadeEvaluator keeps the model alive).
+class StageEvaluator {
+public:
+    virtual ~StageEvaluator() = default;
+    // Requires: the window inside the level; the features of needs() computed.
+    virtual StageOutcome evaluate(const LevelFeatures& features, int x, int y) const = 0;
+};
+
+// A stage kind's CPU evaluation: its model name (StageBase::kind()), the features it reads, and
+// how to make an evaluator for one stage of the model.
+struct CpuStageKind {
+    std::string_view kind;
+    FeatureNeeds needs;
+    std::function<std::unique_ptr<StageEvaluator>(const Stage& stage, const CascadeModel& model)> make;
+};
+// Adds (or replaces) a kind. Call before creating detectors for models with that kind.
+void register_cpu_stage_kind(CpuStageKind kind);
+// nullptr when no kind of that name is registered.
+const CpuStageKind* find_cpu_stage_kind(std::string_view kind);
+
 struct WindowOutcome {
-    int rejected_at = -1;            // index of the rejecting stage, -1 when every stage passed
-    float score = 0;                 // accepted: Σ over stages of (sum − threshold); rejected: that stage's
+    int rejected_at = -1;  // index of the rejecting stage, -1 when every stage passed
+    float score = 0;       // accepted: Σ over stages of (sum − threshold); rejected: that stage's
     std::uint32_t weak_evaluated = 0;
 };
 
-// A learner's SVM margin m = weights·v − bias, in float, in dimension order: the one definition
-// shared by detection and training so that both see bit-identical margins.
-inline float learner_margin(const HogLearner& l, const BlockDescriptor& v) {
-    return block_math::margin(l.weights.data(), l.bias, v.data());
-}
+// The model's stages, each with its kind's evaluator.
+class CascadeEvaluator {
+public:
+    // Throws DetectError-like std::invalid_argument naming the stage when a kind has no CPU
+    // evaluator. The model must have passed validate_model.
+    explicit CascadeEvaluator(const CascadeModel& model);
+    const CascadeModel& model() const { return model_; }
+    FeatureNeeds needs() const { return needs_; }
+    // Runs the stages in order on the window whose top-left is (x, y) in level pixels, stopping at
+    // the first that rejects. An accepted window's score is the running sum of every stage's
+    // margin in stage order (float), as the GPU forms it.
+    WindowOutcome evaluate(const LevelFeatures& features, int x, int y) const;
 
-// Sum of a hog_svm stage on the window at (x, y): Σ α·[m ≥ 0] (binary) or Σ α·m (margin) with
-// m = w·x − b over the stage's learners, in learner order, float arithmetic.
-float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, int x, int y);
+private:
+    CascadeModel model_;
+    FeatureNeeds needs_;
+    std::vector<std::unique_ptr<StageEvaluator>> stages_;
+};
 
-// Runs the stages in order on the window whose top-left is (x, y) in level pixels.
-// Requires: the window inside the level; the features the model needs computed.
+// CascadeEvaluator(model).evaluate(features, x, y), for one-off windows.
 WindowOutcome evaluate_window(const CascadeModel& model, const LevelFeatures& features, int x, int y);
 
 }  // namespace cascadekit

@@ -1,10 +1,13 @@
 #pragma once
-// Training configuration, read from YAML. configs/*.yaml document every option in place.
+// Training configuration, read from YAML into typed sections and checked once, when it is read.
+// configs/*.yaml document every option in place; configs/README.md lists them.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "cascadekit/features/block.hpp"
+#include "cascadekit/model/cascade.hpp"
+#include "cascadekit/runtime/detector.hpp"
 
 namespace cascadekit {
 
@@ -13,53 +16,69 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+enum class TrainKind {
+    Cascade,  // boosted stages (Zhu et al., CVPR 2006; Bilgiç, MIT 2010), trained by the stage-generic loop
+    Dense     // Dalal & Triggs' single SVM on every block, one round of bootstrapping
+};
+enum class DataLayout { Inria, Lists };
 enum class SvmWeighting {
     Resample,  // each round trains the candidate SVMs on a weighted resample of the training set
     Select     // SVMs see every sample once; AdaBoost weights only choose the best candidate
 };
 
-struct TrainConfig {
-    std::uint64_t seed = 1;
-    std::string kind = "cascade";  // "cascade" (Zhu/Bilgiç boosted stages) or "dense" (Dalal-Triggs SVM)
-
-    // data
-    std::string layout = "inria";  // "inria" or "lists"
+struct DataConfig {
+    DataLayout layout = DataLayout::Inria;
     std::string inria_root = "INRIAPerson";  // relative paths are taken from $CASCADEKIT_DATA
     std::string positives_list, negatives_list;
     bool flip_positives = false;
-    int holdout_every = 5;         // every k-th source photo and negative image is held out
-    std::string split_file;        // where the held-out split is read from or written to
-    int max_positives = 0;         // 0 = all (smaller numbers make quick runs)
-    int max_negative_images = 0;   // 0 = all
+    int holdout_every = 5;        // every k-th source photo and negative image is held out; 0 = none
+    std::string split_file;       // where the held-out split is read from or written to
+    int max_positives = 0;        // 0 = all (smaller numbers make quick runs)
+    int max_negative_images = 0;  // 0 = all
+};
 
-    // window and features
-    int window_width = 64;
-    int window_height = 128;
-    HogParams hog;
-
-    // boosting (kind: cascade)
-    std::string pool = "zhu";
+struct BoostingConfig {
+    std::string stage_kind = "hog_svm";  // the stage trainer (trainer/stage_trainer.hpp) of every stage
+    std::string pool = "zhu";            // candidate blocks: zhu | dalal-triggs (features/block_pool.hpp)
     int candidates_per_round = 125;
-    double d_min = 0.99;
-    double f_max = 0.65;
+    double d_min = 0.99;   // each stage keeps at least this share of its training positives
+    double f_max = 0.65;   // a stage is complete when its FP rate on its negatives is at most this
     double F_target = 1e-4;
     int max_stages = 30;
     int max_learners_per_stage = 100;
-    int negatives_per_stage = 0;   // 0 = as many as positives
-    double svm_c = 0.1;
-    SvmWeighting svm_weighting = SvmWeighting::Resample;
+    int negatives_per_stage = 0;  // 0 = as many as positives
+};
 
-    // dense baseline (kind: dense)
-    int dense_random_negatives_per_image = 10;
-    int dense_max_hard_negatives = 20000;
+struct SvmConfig {
+    double C = 0.1;
+    SvmWeighting weighting = SvmWeighting::Resample;
+};
 
-    // bootstrapping
-    int mining_stride = 8;
-    double mining_scale_step = 1.2;
-    std::string mining_backend = "auto";
+struct DenseConfig {
+    int random_negatives_per_image = 10;
+    int max_hard_negatives = 20000;
+};
 
+struct MiningConfig {
+    int stride = 8;
+    double scale_step = 1.2;
+    Backend backend = Backend::Auto;  // not part of the fingerprint's meaning: every backend mines the same windows
+};
+
+struct TrainConfig {
+    std::uint64_t seed = 1;
+    TrainKind kind = TrainKind::Cascade;
+    DataConfig data;
+    WindowShape window;
+    HogParams hog;
+    BoostingConfig boosting;
+    SvmConfig svm;
+    DenseConfig dense;
+    MiningConfig mining;
     std::string text;  // the YAML it was read from (stored in the model's metadata)
 };
+
+std::string to_string(TrainKind kind);
 
 // Parses and validates; unknown keys and out-of-range values throw ConfigError naming `origin`
 // (the file) and the key.

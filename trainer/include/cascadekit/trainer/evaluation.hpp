@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cascadekit/features/model.hpp"
+#include "cascadekit/model/cascade.hpp"
 #include "cascadekit/runtime/detector.hpp"
 
 namespace cascadekit {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cascadekit/features/image.hpp"
-#include "cascadekit/features/model.hpp"
+#include "cascadekit/model/cascade.hpp"
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/trainer/config.hpp"
 

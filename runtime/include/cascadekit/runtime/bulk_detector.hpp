@@ -1,0 +1,67 @@
+#pragma once
+// Many images through one model: images in, each image's DetectResult out, handed over in input
+// order. The one bulk path of cascadekit: `cascade detect`, evaluation and the trainer's
+// bootstrapping all run through it.
+//
+//   CPU:  images of a chunk run in parallel (TBB), one Detector per worker thread; each detect()
+//         runs in an isolated task arena, so a thread waiting in its detector's own parallel loop
+//         never starts another image on the same (busy) detector.
+//   CUDA: one Detector on the chosen device; a chunk goes to detect_batch, which keeps up to
+//         `in_flight` frames in flight on their own streams.
+// Results are the same on every backend and for any thread count (each is one image's detect()).
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cascadekit/runtime/detector.hpp"
+
+namespace cascadekit {
+
+struct BulkOptions {
+    Backend backend = Backend::Auto;
+    int device = 0;          // CUDA device index
+    int in_flight = 4;       // CUDA frames in flight (detect_batch)
+    std::size_t chunk = 0;   // images loaded and detected together; 0 = 8 per worker thread
+};
+
+// An image to detect in, and whatever keeps its pixels alive (null when the caller owns them).
+struct BulkImage {
+    ImageView view;
+    std::shared_ptr<const void> owner;
+};
+
+struct BulkTotals {
+    std::size_t images = 0, failed = 0;
+    DetectStats stats;  // summed over the images that were served (rejected_per_stage per stage)
+};
+
+class BulkDetector {
+public:
+    // Validates and builds the detector(s) now: a bad model, parameters or backend throw here.
+    BulkDetector(const CascadeModel& model, const DetectParams& params, BulkOptions options = {});
+    ~BulkDetector();
+    BulkDetector(const BulkDetector&) = delete;
+    BulkDetector& operator=(const BulkDetector&) = delete;
+
+    // Loads image i (from worker threads, concurrently for different i).
+    using Loader = std::function<BulkImage(std::size_t index)>;
+    // Receives image i's result, for i = 0, 1, … in order, from one thread at a time.
+    using Consumer = std::function<void(std::size_t index, DetectResult&& result)>;
+    // Receives an image that could not be served: the loader threw, or detect() threw DetectError
+    // (e.g. an image smaller than the window); in input order among the results. Without one,
+    // the first failure is rethrown. DeviceError (a CUDA fault) always stops the run.
+    using Failure = std::function<void(std::size_t index, const std::string& message)>;
+
+    BulkTotals run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed = {});
+
+    std::string backend_name() const;
+    const CascadeModel& model() const;
+    const DetectParams& params() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cascadekit

@@ -1,0 +1,20 @@
+#pragma once
+// CPU evaluation of hog_svm stages: the definitions that detection and training share, so both
+// see bit-identical margins and sums (block_math.hpp: float, dimension order, no fused multiply-add).
+#include "cascadekit/features/block.hpp"
+#include "cascadekit/features/block_math.hpp"
+#include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
+
+namespace cascadekit {
+
+// A learner's SVM margin m = weights·v − bias, in float, in dimension order.
+inline float learner_margin(const HogLearner& l, const BlockDescriptor& v) {
+    return block_math::margin(l.weights.data(), l.bias, v.data());
+}
+
+// Sum of a hog_svm stage on the window at (x, y): Σ α·[m ≥ 0] (binary) or Σ α·m (margin) with
+// m = w·x − b over the stage's learners, in learner order, float arithmetic.
+float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, int x, int y);
+
+}  // namespace cascadekit

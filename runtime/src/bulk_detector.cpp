@@ -1,0 +1,130 @@
+#include "cascadekit/runtime/bulk_detector.hpp"
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <optional>
+#include <variant>
+
+namespace cascadekit {
+
+struct BulkDetector::Impl {
+    CascadeModel model;
+    DetectParams params;
+    BulkOptions options;
+    std::unique_ptr<Detector> first;  // the CUDA detector, or the CPU one of the constructing thread
+    bool batched = false;             // CUDA: one detector, detect_batch
+    tbb::enumerable_thread_specific<std::unique_ptr<Detector>> per_thread{
+        [this] { return Detector::create(model, params, Backend::Cpu, options.device); }};
+};
+
+BulkDetector::BulkDetector(const CascadeModel& model, const DetectParams& params, BulkOptions options)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->model = model;
+    impl_->params = params;
+    impl_->options = options;
+    impl_->first = Detector::create(model, params, options.backend, options.device);
+    impl_->batched = impl_->first->backend_name() != "cpu";
+}
+
+BulkDetector::~BulkDetector() = default;
+
+std::string BulkDetector::backend_name() const { return impl_->first->backend_name(); }
+const CascadeModel& BulkDetector::model() const { return impl_->first->model(); }
+const DetectParams& BulkDetector::params() const { return impl_->first->params(); }
+
+namespace {
+using Outcome = std::variant<std::monostate, DetectResult, std::string>;  // not run, served, failed
+
+void add(DetectStats& total, const DetectStats& s) {
+    total.windows_scanned += s.windows_scanned;
+    total.weak_evaluated += s.weak_evaluated;
+    total.levels += s.levels;
+    if (total.rejected_per_stage.size() < s.rejected_per_stage.size()) total.rejected_per_stage.resize(s.rejected_per_stage.size(), 0);
+    for (std::size_t k = 0; k < s.rejected_per_stage.size(); ++k) total.rejected_per_stage[k] += s.rejected_per_stage[k];
+}
+}  // namespace
+
+BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed) {
+    Impl& im = *impl_;
+    const std::size_t chunk = im.options.chunk > 0 ? im.options.chunk
+                                                   : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    BulkTotals totals;
+    totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
+    std::vector<BulkImage> images;
+    std::vector<Outcome> outcomes;
+    for (std::size_t begin = 0; begin < count; begin += chunk) {
+        const std::size_t n = std::min(chunk, count - begin);
+        images.assign(n, {});
+        outcomes.assign(n, {});
+        // Load (in parallel: decoding is most of the work for small models).
+        tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
+            try {
+                images[k] = load(begin + k);
+            } catch (const DeviceError&) {
+                throw;
+            } catch (const std::exception& e) {
+                outcomes[k] = std::string(e.what());
+            }
+        });
+        if (im.batched) {
+            std::vector<ImageView> views;
+            std::vector<std::size_t> slot;
+            for (std::size_t k = 0; k < n; ++k)
+                if (std::holds_alternative<std::monostate>(outcomes[k])) {
+                    try {
+                        validate(images[k].view);
+                    } catch (const std::exception& e) {
+                        outcomes[k] = std::string(e.what());
+                        continue;
+                    }
+                    views.push_back(images[k].view);
+                    slot.push_back(k);
+                }
+            try {
+                auto results = im.first->detect_batch(views, im.options.in_flight);
+                for (std::size_t j = 0; j < slot.size(); ++j) outcomes[slot[j]] = std::move(results[j]);
+            } catch (const DeviceError&) {
+                throw;
+            } catch (const DetectError&) {
+                // One frame of the batch cannot be served: find which, frame by frame.
+                for (std::size_t j = 0; j < slot.size(); ++j) {
+                    try {
+                        outcomes[slot[j]] = im.first->detect(views[j]);
+                    } catch (const DetectError& e) {
+                        outcomes[slot[j]] = std::string(e.what());
+                    }
+                }
+            }
+        } else {
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
+                if (!std::holds_alternative<std::monostate>(outcomes[k])) return;
+                Detector& det = *im.per_thread.local();
+                try {
+                    outcomes[k] = tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); });
+                } catch (const DetectError& e) {
+                    outcomes[k] = std::string(e.what());
+                } catch (const std::invalid_argument& e) {  // an invalid image view
+                    outcomes[k] = std::string(e.what());
+                }
+            });
+        }
+        images.clear();  // release pixels before the consumer runs
+        for (std::size_t k = 0; k < n; ++k) {
+            ++totals.images;
+            if (auto* r = std::get_if<DetectResult>(&outcomes[k])) {
+                add(totals.stats, r->stats);
+                consume(begin + k, std::move(*r));
+            } else {
+                ++totals.failed;
+                const std::string& message = std::get<std::string>(outcomes[k]);
+                if (!failed) throw DetectError(message);
+                failed(begin + k, message);
+            }
+        }
+    }
+    return totals;
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,43 @@
+// CPU evaluation of hog_svm stages (one thread per window; the caller parallelises).
+#include "cascadekit/runtime/stages/hog_svm.hpp"
+
+#include "cascadekit/runtime/window_evaluator.hpp"
+#include "stage_kinds.hpp"
+
+namespace cascadekit {
+
+float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, int x, int y) {
+    float sum = 0.0f;
+    BlockDescriptor v;
+    for (const HogLearner& l : stage.learners) {
+        block_descriptor(ih, x, y, l.block, hog, v);
+        const float m = learner_margin(l, v);
+        sum += block_math::vote(stage.vote == VoteMode::Binary, l.alpha, m);
+    }
+    return sum;
+}
+
+namespace {
+class HogSvmEvaluator final : public StageEvaluator {
+public:
+    HogSvmEvaluator(const HogSvmStage& stage, const HogParams& hog) : stage_(stage), hog_(hog) {}
+    StageOutcome evaluate(const LevelFeatures& f, int x, int y) const override {
+        return {hog_stage_sum(stage_, hog_, f.hog, x, y) - stage_.threshold,
+                static_cast<std::uint32_t>(stage_.learners.size())};
+    }
+
+private:
+    const HogSvmStage& stage_;
+    HogParams hog_;  // a copy: the model may move
+};
+}  // namespace
+
+CpuStageKind hog_svm_cpu_kind() {
+    FeatureNeeds needs;
+    needs.hog = true;
+    return {HogSvmStage::kKind, needs, [](const Stage& s, const CascadeModel& m) -> std::unique_ptr<StageEvaluator> {
+                return std::make_unique<HogSvmEvaluator>(s.as<HogSvmStage>(), m.hog);
+            }};
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,79 @@
+#pragma once
+// The seam between the training loop and a stage kind. The loop (trainer.cpp, CascadeLoop) owns
+// the data, the stages, bootstrapping, checkpoints and resuming, and knows no stage kind; a
+// StageTrainer owns what is particular to its kind: how it stores training windows, one boosting
+// round, when its stage is complete, and its part of the checkpoint. Kinds are listed in
+// trainer/src/stages/stage_trainers.cpp (one line each), or added with register_stage_trainer.
+//
+// Samples are numbered positives first: [0, positives) are positive windows, [positives,
+// positives + negatives) negative ones. Everything a trainer does must be a function of the
+// configuration's seed and the stored samples (RandomStream, trainer/random.hpp), so that
+// training is deterministic for any thread count and a resumed run gives the same bytes.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cascadekit/io/byte_codec.hpp"
+#include "cascadekit/model/cascade.hpp"
+#include "cascadekit/runtime/window_evaluator.hpp"
+#include "cascadekit/trainer/config.hpp"
+
+namespace cascadekit {
+
+struct StageContext {
+    const TrainConfig& config;
+    int stage = 1;              // 1-based
+    std::size_t positives = 0;  // sample counts
+    std::size_t negatives = 0;
+    std::size_t samples() const { return positives + negatives; }
+};
+
+struct RoundResult {
+    bool added = false;           // a weak learner was added (false: the stage could not grow)
+    bool stage_complete = false;  // the loop closes the stage after this round
+    double weighted_error = 0;    // of the added learner
+    std::string note;             // a notable event for the log ("no candidate beats chance…"), or empty
+};
+
+class StageTrainer {
+public:
+    virtual ~StageTrainer() = default;
+    // The level features store() reads.
+    virtual FeatureNeeds needs() const = 0;
+    // Sample storage: resize keeps samples below the new count; store is called from many
+    // threads at once, each slot once, with the window at (x, y) of a level's features.
+    virtual void resize(std::size_t samples) = 0;
+    virtual void store(std::size_t slot, const LevelFeatures& features, int x, int y) = 0;
+
+    // A new, empty stage on the stored samples.
+    virtual void begin_stage(const StageContext& ctx) = 0;
+    // One round: adds at most one weak learner and says whether the stage is complete.
+    virtual RoundResult round(const StageContext& ctx) = 0;
+
+    virtual std::size_t size() const = 0;  // weak learners in the stage so far
+    virtual Stage stage() const = 0;       // the stage so far
+    // On the stage's own training samples, with its current threshold.
+    virtual double detection_rate() const = 0;
+    virtual double fp_rate() const = 0;
+    virtual float threshold() const = 0;
+
+    // The stage so far and whatever else the next round needs (sample weights…), for the
+    // checkpoint; load_state is called after the samples are stored, instead of begin_stage, and
+    // throws ByteCodecError or ModelError when the state is damaged or does not fit the samples.
+    virtual void save_state(ByteWriter& out) const = 0;
+    virtual void load_state(ByteReader& in, const StageContext& ctx) = 0;
+};
+
+struct StageTrainerKind {
+    std::string_view kind;  // the model's stage kind it trains (StageBase::kind())
+    std::function<std::unique_ptr<StageTrainer>(const TrainConfig& config)> make;
+};
+// Adds (or replaces) a kind; call before parsing configurations that name it.
+void register_stage_trainer(StageTrainerKind kind);
+const StageTrainerKind* find_stage_trainer(std::string_view kind);
+std::string known_stage_trainers();  // "hog_svm", for messages
+
+}  // namespace cascadekit

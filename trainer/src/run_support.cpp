@@ -1,0 +1,76 @@
+#include "run_support.hpp"
+
+#include <cmath>
+#include <ctime>
+
+#include "cascadekit/runtime/bulk_detector.hpp"
+
+namespace cascadekit::detail {
+
+std::string utc_now() {
+    std::time_t t = std::time(nullptr);
+    // Reproducible builds' convention: a fixed creation time makes equal runs give equal files.
+    if (const char* e = std::getenv("SOURCE_DATE_EPOCH"); e && *e) t = static_cast<std::time_t>(std::strtoll(e, nullptr, 10));
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+CascadeModel model_of(const TrainConfig& cfg, std::vector<Stage> stages, const std::string& description,
+                      const std::string& created) {
+    CascadeModel m;
+    m.window_width = cfg.window.width;
+    m.window_height = cfg.window.height;
+    m.hog = cfg.hog;
+    m.stages = std::move(stages);
+    m.metadata = {cfg.text, description, created, CASCADEKIT_VERSION};
+    return m;
+}
+
+std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex) {
+    DetectParams params;
+    params.stride = cfg.mining.stride;
+    params.scale_step = cfg.mining.scale_step;
+    BulkOptions options;
+    options.backend = cfg.mining.backend;
+    BulkDetector bulk(model, params, options);
+    // Images smaller than the window hold no window: they are counted as done, not scanned.
+    std::vector<std::uint32_t> usable;
+    for (std::size_t i = 0; i < images.size(); ++i)
+        if (images[i].width >= model.window_width && images[i].height >= model.window_height)
+            usable.push_back(static_cast<std::uint32_t>(i));
+    std::vector<WindowRef> found;
+    MiningProgress p;
+    p.stage = stage;
+    p.images = images.size();
+    p.images_done = images.size() - usable.size();
+    const auto start = Clock::now();
+    auto last = start;
+    auto report = [&](bool finished) {
+        p.seconds = seconds_since(start);
+        p.eta_seconds = p.images_done ? p.seconds * double(p.images - p.images_done) / double(p.images_done) : -1;
+        p.finished = finished;
+        std::lock_guard lock(observer_mutex);
+        observer.on_mining(p);
+    };
+    bulk.run(
+        usable.size(), [&](std::size_t k) { return BulkImage{images[usable[k]].view(), nullptr}; },
+        [&](std::size_t k, DetectResult&& r) {
+            const std::uint32_t i = usable[k];
+            for (const Detection& d : r.detections)
+                found.push_back({i, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                                 static_cast<std::int32_t>(std::lround(d.y / d.scale))});
+            p.windows_scanned += r.stats.windows_scanned;
+            p.false_positives += r.detections.size();
+            ++p.images_done;
+            if (Clock::now() - last > std::chrono::seconds(2)) {
+                last = Clock::now();
+                report(false);
+            }
+        });
+    report(true);
+    return found;
+}
+
+}  // namespace cascadekit::detail

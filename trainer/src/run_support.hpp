@@ -1,0 +1,31 @@
+#pragma once
+// Internal: what the cascade loop and the dense baseline share: the model of a run, its creation
+// time, timing, and bootstrapping through the runtime's bulk detector.
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cascadekit/trainer/trainer.hpp"
+#include "training_data.hpp"
+
+namespace cascadekit::detail {
+
+using Clock = std::chrono::steady_clock;
+inline double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Now, or $SOURCE_DATE_EPOCH when set (reproducible files), as ISO 8601 UTC.
+std::string utc_now();
+
+// A model of the configuration's window and HoG parameters holding `stages`, with the run's
+// metadata (configuration text, data description, creation time, toolkit version).
+CascadeModel model_of(const TrainConfig& cfg, std::vector<Stage> stages, const std::string& description,
+                      const std::string& created);
+
+// Scans every negative image with `model` (the cascade so far: all scales, the configuration's
+// stride and scale step, its mining backend) and returns every window it accepts, the false
+// positives, in image order. Reports progress for `stage` to the observer (under `mutex`).
+std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex);
+
+}  // namespace cascadekit::detail

@@ -1,0 +1,223 @@
+// The hog_svm stage trainer (Zhu et al., CVPR 2006; Bilgiç, MIT 2010): discrete AdaBoost whose
+// weak learners are LIBLINEAR SVMs on single HoG blocks. Each round trains candidate SVMs on
+// `candidates_per_round` distinct random blocks of the pool (in parallel), keeps the one of least
+// weighted error, and lowers the stage threshold so that d_min of the positives pass.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "../streams.hpp"
+#include "../window_set.hpp"
+#include "cascadekit/features/block_pool.hpp"
+#include "cascadekit/io/stage_codec.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
+#include "cascadekit/runtime/stages/hog_svm.hpp"
+#include "cascadekit/trainer/linear_svm.hpp"
+#include "stage_trainers.hpp"
+
+namespace cascadekit {
+
+namespace {
+class HogSvmTrainer final : public StageTrainer {
+public:
+    explicit HogSvmTrainer(const TrainConfig& cfg)
+        : cfg_(cfg), samples_(cfg.window.width, cfg.window.height),
+          pool_(make_block_pool(cfg.boosting.pool, cfg.window.width, cfg.window.height)) {}
+
+    FeatureNeeds needs() const override {
+        FeatureNeeds n;
+        n.hog = true;
+        return n;
+    }
+    void resize(std::size_t n) override { samples_.resize(n); }
+    void store(std::size_t slot, const LevelFeatures& f, int x, int y) override { samples_.store(slot, f.hog, x, y); }
+
+    void begin_stage(const StageContext& ctx) override {
+        current_ = {};
+        reset_weights(ctx);
+        recompute_sums(ctx);
+    }
+
+    RoundResult round(const StageContext& ctx) override {
+        const std::size_t count = ctx.samples();
+        const auto round_index = static_cast<std::uint64_t>(current_.learners.size());
+        const auto stage = static_cast<std::uint64_t>(ctx.stage);
+        // Candidate blocks: distinct, drawn from the pool by this round's own random stream.
+        RandomStream pick = detail::streams::candidate_blocks(cfg_.seed, stage, round_index);
+        std::vector<std::size_t> order(pool_.size());
+        std::iota(order.begin(), order.end(), 0);
+        const std::size_t nc =
+            std::min<std::size_t>(static_cast<std::size_t>(cfg_.boosting.candidates_per_round), pool_.size());
+        for (std::size_t i = 0; i < nc; ++i) std::swap(order[i], order[i + pick.below(order.size() - i)]);
+        // The rows each SVM trains on.
+        std::vector<int> rows(count);
+        if (cfg_.svm.weighting == SvmWeighting::Resample) {
+            std::vector<double> cum(count);
+            std::partial_sum(weights_.begin(), weights_.end(), cum.begin());
+            RandomStream draw = detail::streams::weighted_resample(cfg_.seed, stage, round_index);
+            for (auto& r : rows) {
+                const double u = draw.unit() * cum.back();
+                r = static_cast<int>(std::min<std::size_t>(
+                    static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin()), count - 1));
+            }
+        } else {
+            std::iota(rows.begin(), rows.end(), 0);
+        }
+        std::vector<int> labels(count);
+        for (std::size_t i = 0; i < count; ++i) labels[i] = i < ctx.positives ? 1 : -1;
+
+        std::vector<Candidate> cands(nc);
+        tbb::parallel_for(std::size_t{0}, nc, [&](std::size_t c) {
+            const Rect block = pool_[order[c]];
+            std::vector<float> feats(count * kBlockDims);
+            BlockDescriptor v;
+            for (std::size_t i = 0; i < count; ++i) {
+                samples_.descriptor(i, block, cfg_.hog, v);
+                std::copy(v.begin(), v.end(), feats.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims));
+            }
+            const LinearSvm svm = train_linear_svm(feats, kBlockDims, labels, rows, cfg_.svm.C);
+            Candidate& out = cands[c];
+            out.learner.block = block;
+            std::copy(svm.weights.begin(), svm.weights.end(), out.learner.weights.begin());
+            out.learner.bias = svm.bias;
+            out.decisions.resize(count);
+            double err = 0;
+            for (std::size_t i = 0; i < count; ++i) {
+                std::copy_n(feats.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims), kBlockDims, v.begin());
+                out.decisions[i] = learner_margin(out.learner, v) >= 0.0f;
+                if ((out.decisions[i] != 0) != (labels[i] > 0)) err += weights_[i];
+            }
+            out.error = err;
+        });
+        std::size_t best = 0;
+        for (std::size_t c = 1; c < nc; ++c)
+            if (cands[c].error < cands[best].error) best = c;
+        Candidate& win = cands[best];
+        const double e = std::clamp(win.error, 1e-10, 1.0 - 1e-10);
+        RoundResult result;
+        if (e >= 0.5) {
+            result.note = "stage " + std::to_string(ctx.stage) + ": no candidate beats chance (weighted error " +
+                          std::to_string(e) + "); closing the stage";
+            result.stage_complete = true;
+            add_fmax_note(result, ctx.stage);
+            return result;
+        }
+        const double alpha = 0.5 * std::log((1.0 - e) / e);
+        win.learner.alpha = static_cast<float>(alpha);
+        current_.vote = VoteMode::Binary;
+        current_.learners.push_back(win.learner);
+        double total = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const int h = win.decisions[i] ? 1 : -1;
+            weights_[i] *= std::exp(-alpha * labels[i] * h);
+            total += weights_[i];
+            if (win.decisions[i]) sums_[i] += win.learner.alpha;
+        }
+        for (double& w : weights_) w /= total;
+        update_threshold(ctx);
+        result.added = true;
+        result.weighted_error = win.error;
+        result.stage_complete =
+            f_ <= cfg_.boosting.f_max || static_cast<int>(current_.learners.size()) >= cfg_.boosting.max_learners_per_stage;
+        add_fmax_note(result, ctx.stage);
+        return result;
+    }
+
+    std::size_t size() const override { return current_.learners.size(); }
+    Stage stage() const override { return current_; }
+    double detection_rate() const override { return d_; }
+    double fp_rate() const override { return f_; }
+    float threshold() const override { return current_.threshold; }
+
+    void save_state(ByteWriter& out) const override {
+        encode_stage(current_, out);
+        out.vec(weights_);
+    }
+    void load_state(ByteReader& in, const StageContext& ctx) override {
+        const Stage s = decode_stage(in);
+        const auto* hog = s.get_if<HogSvmStage>();
+        if (hog == nullptr) throw ByteCodecError("the stage in training is a " + std::string(s.kind()) + " stage, not hog_svm");
+        if (!hog->learners.empty()) {
+            CascadeModel m;
+            m.window_width = cfg_.window.width;
+            m.window_height = cfg_.window.height;
+            m.hog = cfg_.hog;
+            hog->validate(m, "the stage in training");
+        }
+        current_ = *hog;
+        weights_ = in.vec<double>(ctx.samples());
+        if (!weights_.empty() && weights_.size() != ctx.samples())
+            throw ByteCodecError(std::to_string(weights_.size()) + " sample weights for " + std::to_string(ctx.samples()) +
+                                 " samples (did the data change?)");
+        for (double w : weights_)
+            if (!std::isfinite(w) || w < 0) throw ByteCodecError("a sample weight is negative or not finite");
+        if (weights_.empty()) reset_weights(ctx);
+        recompute_sums(ctx);
+    }
+
+private:
+    struct Candidate {
+        HogLearner learner;
+        double error = 1.0;
+        std::vector<std::uint8_t> decisions;
+    };
+
+    void add_fmax_note(RoundResult& r, int stage) const {
+        if (!r.stage_complete || current_.learners.empty() || f_ <= cfg_.boosting.f_max) return;
+        const std::string note = "stage " + std::to_string(stage) + " stopped at " + std::to_string(current_.learners.size()) +
+                                 " learners with FP rate " + std::to_string(f_) + " > f_max";
+        r.note = r.note.empty() ? note : r.note + "\n" + note;
+    }
+
+    // Uniform weights within each class, the classes weighing half each (Viola & Jones).
+    void reset_weights(const StageContext& ctx) {
+        weights_.assign(ctx.samples(), 0.0);
+        const double n = static_cast<double>(ctx.negatives);
+        for (std::size_t i = 0; i < ctx.samples(); ++i)
+            weights_[i] = i < ctx.positives ? 0.5 / static_cast<double>(ctx.positives) : 0.5 / n;
+    }
+
+    // Stage sums exactly as the detector forms them: float, learner order.
+    void recompute_sums(const StageContext& ctx) {
+        sums_.assign(ctx.samples(), 0.0f);
+        BlockDescriptor v;
+        for (const HogLearner& l : current_.learners)
+            for (std::size_t i = 0; i < ctx.samples(); ++i) {
+                samples_.descriptor(i, l.block, cfg_.hog, v);
+                if (learner_margin(l, v) >= 0.0f) sums_[i] += l.alpha;
+            }
+        update_threshold(ctx);
+    }
+
+    void update_threshold(const StageContext& ctx) {
+        const std::size_t P = ctx.positives;
+        std::vector<float> pos(sums_.begin(), sums_.begin() + static_cast<std::ptrdiff_t>(P));
+        std::sort(pos.begin(), pos.end());
+        const auto k = static_cast<std::size_t>(std::floor((1.0 - cfg_.boosting.d_min) * static_cast<double>(P) + 1e-9));
+        current_.threshold = pos[std::min(k, pos.size() - 1)];
+        std::size_t dp = 0, fp = 0;
+        for (std::size_t i = 0; i < ctx.samples(); ++i)
+            if (sums_[i] >= current_.threshold) ++(i < P ? dp : fp);
+        d_ = static_cast<double>(dp) / static_cast<double>(P);
+        f_ = static_cast<double>(fp) / static_cast<double>(ctx.negatives);
+    }
+
+    const TrainConfig& cfg_;
+    detail::WindowSet samples_;
+    std::vector<Rect> pool_;
+    HogSvmStage current_;
+    std::vector<double> weights_;
+    std::vector<float> sums_;
+    double d_ = 0, f_ = 1;
+};
+}  // namespace
+
+StageTrainerKind hog_svm_trainer_kind() {
+    return {HogSvmStage::kKind, [](const TrainConfig& cfg) -> std::unique_ptr<StageTrainer> {
+                return std::make_unique<HogSvmTrainer>(cfg);
+            }};
+}
+
+}  // namespace cascadekit

@@ -1,0 +1,25 @@
+#pragma once
+// Internal: the trainer's random streams, one per purpose. Each is RandomStream(seed, path) with
+// a fixed path, so any step can be replayed alone (exact resume, thread-count independence).
+// The paths are part of what a seed means: changing one changes every trained model.
+#include <cstdint>
+
+#include "cascadekit/trainer/random.hpp"
+
+namespace cascadekit::detail::streams {
+
+// The first stage's negatives: random windows of the negative images (also the dense
+// baseline's initial negatives).
+inline RandomStream initial_negatives(std::uint64_t seed) { return RandomStream(seed, {0, 0, 7}); }
+// The candidate blocks of one boosting round.
+inline RandomStream candidate_blocks(std::uint64_t seed, std::uint64_t stage, std::uint64_t round) {
+    return RandomStream(seed, {1, stage, round});
+}
+// The weighted resample one round's SVMs train on (svm.weighting: resample).
+inline RandomStream weighted_resample(std::uint64_t seed, std::uint64_t stage, std::uint64_t round) {
+    return RandomStream(seed, {2, stage, round});
+}
+// Which mined false positives a stage keeps when there are more than it wants.
+inline RandomStream mined_subsample(std::uint64_t seed, std::uint64_t stage) { return RandomStream(seed, {3, stage}); }
+
+}  // namespace cascadekit::detail::streams
