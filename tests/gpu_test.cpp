@@ -372,7 +372,7 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
     for (const auto& g : negs) want.push_back(cpu.detect(g.view()));
     for (std::size_t k = 1; k <= m.stages.size(); ++k) {  // every cascade the trainer mined with
         CascadeModel prefix = m;
-        prefix.stages.resize(k);
+        prefix.stages.erase(prefix.stages.begin() + static_cast<std::ptrdiff_t>(k), prefix.stages.end());
         CpuDetector c(prefix, p);
         CudaDetector g(prefix, p);
         std::size_t bad = 0, stats_bad = 0;

@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <chrono>
 #include <optional>
 #include <variant>
 
@@ -52,12 +53,16 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                                                    : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
     BulkTotals totals;
     totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
+    using Clock = std::chrono::steady_clock;
+    auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
     std::vector<BulkImage> images;
     std::vector<Outcome> outcomes;
+    std::vector<double> ms;
     for (std::size_t begin = 0; begin < count; begin += chunk) {
         const std::size_t n = std::min(chunk, count - begin);
         images.assign(n, {});
         outcomes.assign(n, {});
+        ms.assign(n, 0.0);
         // Load (in parallel: decoding is most of the work for small models).
         tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
             try {
@@ -83,15 +88,22 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                     slot.push_back(k);
                 }
             try {
+                const auto t0 = Clock::now();
                 auto results = im.first->detect_batch(views, im.options.in_flight);
-                for (std::size_t j = 0; j < slot.size(); ++j) outcomes[slot[j]] = std::move(results[j]);
+                const double each = views.empty() ? 0.0 : ms_since(t0) / static_cast<double>(views.size());
+                for (std::size_t j = 0; j < slot.size(); ++j) {
+                    outcomes[slot[j]] = std::move(results[j]);
+                    ms[slot[j]] = each;
+                }
             } catch (const DeviceError&) {
                 throw;
             } catch (const DetectError&) {
                 // One frame of the batch cannot be served: find which, frame by frame.
                 for (std::size_t j = 0; j < slot.size(); ++j) {
                     try {
+                        const auto t0 = Clock::now();
                         outcomes[slot[j]] = im.first->detect(views[j]);
+                        ms[slot[j]] = ms_since(t0);
                     } catch (const DetectError& e) {
                         outcomes[slot[j]] = std::string(e.what());
                     }
@@ -102,7 +114,9 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                 if (!std::holds_alternative<std::monostate>(outcomes[k])) return;
                 Detector& det = *im.per_thread.local();
                 try {
+                    const auto t0 = Clock::now();
                     outcomes[k] = tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); });
+                    ms[k] = ms_since(t0);
                 } catch (const DetectError& e) {
                     outcomes[k] = std::string(e.what());
                 } catch (const std::invalid_argument& e) {  // an invalid image view
@@ -110,18 +124,18 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                 }
             });
         }
-        images.clear();  // release pixels before the consumer runs
         for (std::size_t k = 0; k < n; ++k) {
             ++totals.images;
             if (auto* r = std::get_if<DetectResult>(&outcomes[k])) {
                 add(totals.stats, r->stats);
-                consume(begin + k, std::move(*r));
+                consume(begin + k, std::move(*r), images[k], ms[k]);
             } else {
                 ++totals.failed;
                 const std::string& message = std::get<std::string>(outcomes[k]);
                 if (!failed) throw DetectError(message);
                 failed(begin + k, message);
             }
+            images[k] = {};  // its pixels are no longer needed
         }
     }
     return totals;

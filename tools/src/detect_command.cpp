@@ -10,6 +10,7 @@
 
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/runtime/bulk_detector.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
 #include "inputs.hpp"
@@ -60,10 +61,9 @@ private:
 
 class DetectRun {
 public:
-    DetectRun(const DetectOptions& o, Detector& detector, std::string model_path)
-        : o_(o), detector_(detector) {
+    DetectRun(const DetectOptions& o, BulkDetector& bulk, std::string model_path) : o_(o), bulk_(bulk) {
         json_["model"] = std::move(model_path);
-        json_["backend"] = detector.backend_name();
+        json_["backend"] = bulk.backend_name();
         json_["params"] = {{"stride", o.params.stride},         {"scale_step", o.params.scale_step},
                            {"min_scale", o.params.min_scale},   {"max_scale", o.params.max_scale},
                            {"fuse", to_string(o.fusion.method)}, {"nms_iou", o.fusion.nms_iou},
@@ -80,19 +80,9 @@ public:
         ++failures_;
     }
 
-    // Detects in one decoded frame; frame < 0 for still images.
-    void process(const cv::Mat& bgr, const std::string& path, long long frame) {
-        const auto t0 = Clock::now();
-        DetectResult r;
-        try {
-            check_scan_size(bgr.cols, bgr.rows, o_.params.min_scale);
-            r = detector_.detect(view_of(bgr));
-        } catch (const std::exception& e) {
-            fail(path + (frame >= 0 ? "#" + std::to_string(frame) : ""), e.what());
-            return;
-        }
-        const auto fused = fuse(r.detections, detector_.model().window_width, detector_.model().window_height, o_.fusion);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    // One detection of an image or a video frame (frame < 0 for still images).
+    void process(const cv::Mat& bgr, const DetectResult& r, double ms, const std::string& path, long long frame) {
+        const auto fused = fuse(r.detections, bulk_.model().window_width, bulk_.model().window_height, o_.fusion);
         nlohmann::json entry{{"path", path}, {"width", bgr.cols}, {"height", bgr.rows}};
         if (frame >= 0) entry["frame"] = frame;
         auto& dets = entry["detections"] = nlohmann::json::array();
@@ -107,6 +97,27 @@ public:
         total_windows_ += r.stats.windows_scanned;
         total_detections_ += fused.size();
         if (!o_.draw_dir.empty()) draw(bgr, fused, path, frame);
+    }
+
+    // Decoded frames through the bulk detector, in order. A frame that cannot be served is
+    // reported by name; a device failure stops the whole run (DeviceError propagates).
+    void detect_frames(std::size_t count, const std::function<cv::Mat(std::size_t)>& decode,
+                       const std::function<std::string(std::size_t)>& name, const std::function<long long(std::size_t)>& frame) {
+        bulk_.run(
+            count,
+            [&](std::size_t i) {
+                auto mat = std::make_shared<cv::Mat>(decode(i));
+                check_scan_size(mat->cols, mat->rows, o_.params.min_scale);
+                return BulkImage{view_of(*mat), mat};
+            },
+            [&](std::size_t i, DetectResult&& r, const BulkImage& image, double ms) {
+                process(*static_cast<const cv::Mat*>(image.owner.get()), r, ms, name(i), frame(i));
+            },
+            [&](std::size_t i, const std::string& message) {
+                std::string where = name(i);
+                if (frame(i) >= 0) where.append("#").append(std::to_string(frame(i)));
+                fail(where, message);
+            });
     }
 
     void draw(const cv::Mat& bgr, const std::vector<Detection>& dets, const std::string& path, long long frame) {
@@ -135,20 +146,22 @@ public:
     void run(const std::vector<InputItem>& items) {
         Progress progress(items.size());
         std::size_t done = 0;
-        for (const InputItem& item : items) {
-            const std::string path = item.path.string();
-            if (item.kind == InputKind::Image) {
-                cv::Mat img;
-                try {
-                    img = read_bgr(item.path);
-                } catch (const std::exception& e) {
-                    fail(path, e.what());
-                }
-                if (!img.empty()) process(img, path, -1);
-            } else {
-                run_video(path);
+        for (std::size_t i = 0; i < items.size();) {
+            if (items[i].kind != InputKind::Image) {
+                run_video(items[i].path.string());
+                progress.step(++done, "inputs");
+                ++i;
+                continue;
             }
-            progress.step(++done, "inputs");
+            // A run of still images: decoded in parallel by the bulk detector's loader.
+            std::size_t end = i;
+            while (end < items.size() && items[end].kind == InputKind::Image && end - i < kImagesPerRun) ++end;
+            detect_frames(
+                end - i, [&](std::size_t k) { return read_bgr(items[i + k].path); },
+                [&](std::size_t k) { return items[i + k].path.string(); }, [](std::size_t) { return -1LL; });
+            done += end - i;
+            progress.step(done, "inputs");
+            i = end;
         }
     }
 
@@ -178,10 +191,22 @@ public:
         if (o_.max_frames > 0 && (total == 0 || total > static_cast<std::size_t>(o_.max_frames)))
             total = static_cast<std::size_t>(o_.max_frames);
         Progress progress(total);
-        cv::Mat frame;
         long long index = 0;
-        while ((o_.max_frames <= 0 || index < o_.max_frames) && cap.read(frame)) {
-            process(frame, path, index++);
+        // Frames are decoded in order (the container is sequential), a chunk at a time, and
+        // detected together.
+        std::vector<cv::Mat> frames;
+        for (;;) {
+            frames.clear();
+            cv::Mat frame;
+            while (frames.size() < kFramesPerChunk && (o_.max_frames <= 0 || index + static_cast<long long>(frames.size()) < o_.max_frames) &&
+                   cap.read(frame))
+                frames.push_back(frame.clone());
+            if (frames.empty()) break;
+            const long long first = index;
+            detect_frames(
+                frames.size(), [&](std::size_t k) { return frames[k]; }, [&](std::size_t) { return path; },
+                [&](std::size_t k) { return first + static_cast<long long>(k); });
+            index += static_cast<long long>(frames.size());
             progress.step(static_cast<std::size_t>(index), "frames of " + path);
         }
         if (index == 0) fail(path, "video holds no decodable frames");
@@ -197,8 +222,10 @@ public:
     }
 
 private:
+    static constexpr std::size_t kImagesPerRun = 64;    // still images handed to the bulk detector at once
+    static constexpr std::size_t kFramesPerChunk = 16;  // video frames decoded, then detected together
     const DetectOptions& o_;
-    Detector& detector_;
+    BulkDetector& bulk_;
     nlohmann::json json_;
     DrawNames names_;
     std::size_t failures_ = 0;
@@ -228,10 +255,12 @@ void prepare_outputs(const DetectOptions& o) {
 
 int run_detect(const DetectOptions& o) {
     // Everything that can make the whole run pointless is checked before any output is written.
-    std::unique_ptr<Detector> detector;
+    std::unique_ptr<BulkDetector> bulk;
     try {
         const CascadeModel model = load_model(o.model);
-        detector = Detector::create(model, o.params, o.backend);
+        BulkOptions bo;
+        bo.backend = o.backend;
+        bulk = std::make_unique<BulkDetector>(model, o.params, bo);
         prepare_outputs(o);
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
@@ -239,11 +268,18 @@ int run_detect(const DetectOptions& o) {
     }
     std::vector<InputProblem> problems;
     const std::vector<InputItem> items = expand_inputs(o.inputs, problems);
-    spdlog::info("model {} ({} stages), backend {}, {} input(s)", o.model, detector->model().stages.size(),
-                 detector->backend_name(), items.size());
-    DetectRun run(o, *detector, o.model);
+    spdlog::info("model {} ({} stages), backend {}, {} input(s)", o.model, bulk->model().stages.size(),
+                 bulk->backend_name(), items.size());
+    DetectRun run(o, *bulk, o.model);
     for (const InputProblem& p : problems) run.fail(p.path, p.problem);
-    run.run(items);
+    try {
+        run.run(items);
+    } catch (const DeviceError& e) {
+        // The GPU is gone or faulted: every later frame would fail the same way. Stop, and
+        // write no output (it would be silently incomplete).
+        spdlog::error("the GPU failed, stopping: {}", e.what());
+        return kExitFatal;
+    }
     try {
         return run.finish();
     } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/evaluation.hpp"
@@ -54,36 +55,31 @@ WindowScores model_window_scores(const CascadeModel& m, const Dataset& test, con
     WindowScores ws;
     const int S = static_cast<int>(m.stages.size());
     ws.positives.resize(test.positives.size());
+    const CascadeEvaluator evaluator(m);
     tbb::parallel_for(std::size_t{0}, test.positives.size(), [&](std::size_t i) {
         GrayImage g = load_gray(test.positives[i].path);
         if (test.positives[i].flip)
             for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
         LevelFeatures f;
-        f.hog.compute(g);
-        f.gray.compute(g);
-        const WindowOutcome o = evaluate_window(m, f, (g.width - m.window_width) / 2, (g.height - m.window_height) / 2);
+        compute_level_features(g, evaluator.needs(), f);
+        const WindowOutcome o = evaluator.evaluate(f, (g.width - m.window_width) / 2, (g.height - m.window_height) / 2);
         ws.positives[i] = cascade_window_score(o.rejected_at < 0 ? S : o.rejected_at, o.score, S);
     });
     DetectParams p = base;
     p.keep_rejected = true;
-    tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(m, p, backend); });
-    std::vector<std::vector<double>> per_image(test.negatives.size());
-    std::vector<DetectStats> per_stats(test.negatives.size());
-    tbb::parallel_for(std::size_t{0}, test.negatives.size(), [&](std::size_t i) {
-        const GrayImage g = load_gray(test.negatives[i]);
-        // Isolated: a thread waiting in its detector's nested loop must not start another image
-        // with the same (busy) detector.
-        const DetectResult r = tbb::this_task_arena::isolate([&] { return det.local()->detect(g.view()); });
-        for (const Detection& d : r.detections) per_image[i].push_back(cascade_window_score(d.stages_passed, d.score, S));
-        per_stats[i] = r.stats;
-    });
-    stats.rejected_per_stage.assign(m.stages.size(), 0);
-    for (std::size_t i = 0; i < per_image.size(); ++i) {
-        ws.negatives.insert(ws.negatives.end(), per_image[i].begin(), per_image[i].end());
-        stats.windows_scanned += per_stats[i].windows_scanned;
-        stats.weak_evaluated += per_stats[i].weak_evaluated;
-        for (std::size_t s = 0; s < m.stages.size(); ++s) stats.rejected_per_stage[s] += per_stats[i].rejected_per_stage[s];
-    }
+    BulkOptions options;
+    options.backend = backend;
+    BulkDetector bulk(m, p, options);
+    const BulkTotals totals = bulk.run(
+        test.negatives.size(),
+        [&](std::size_t i) {
+            auto g = std::make_shared<GrayImage>(load_gray(test.negatives[i]));
+            return BulkImage{g->view(), g};
+        },
+        [&](std::size_t, DetectResult&& r, const BulkImage&, double) {
+            for (const Detection& d : r.detections) ws.negatives.push_back(cascade_window_score(d.stages_passed, d.score, S));
+        });
+    stats = totals.stats;
     ws.negative_windows = stats.windows_scanned;
     return ws;
 }
@@ -201,16 +197,23 @@ int run_eval(const EvalOptions& o) {
             std::size_t people = 0;
             for (std::size_t i = 0; i < images.size(); ++i) people += (truth[i].people = truth_for(root, images[i])).size();
             if (model) {
-                const FusionParams& fusion = o.fusion;
-                tbb::enumerable_thread_specific<std::unique_ptr<Detector>> det([&] { return Detector::create(*model, params, o.backend); });
-                tbb::parallel_for(std::size_t{0}, images.size(), [&](std::size_t i) {
-                    const GrayImage g = load_gray(images[i]);
-                    const int pad = static_cast<int>(std::lround(o.pad * g.height));
-                    const GrayImage padded = pad_replicate(g, pad);
-                    const auto raw = tbb::this_task_arena::isolate([&] { return det.local()->detect(padded.view()); });
-                    const auto fused = fuse(raw.detections, model->window_width, model->window_height, fusion);
-                    for (const Detection& d : fused) truth[i].detections.push_back({person_box(d.x - pad, d.y - pad, d.w, d.h), d.score});
-                });
+                BulkOptions options;
+                options.backend = o.backend;
+                BulkDetector bulk(*model, params, options);
+                std::vector<int> pads(images.size(), 0);
+                bulk.run(
+                    images.size(),
+                    [&](std::size_t i) {
+                        const GrayImage g = load_gray(images[i]);
+                        pads[i] = static_cast<int>(std::lround(o.pad * g.height));
+                        auto padded = std::make_shared<GrayImage>(pad_replicate(g, pads[i]));
+                        return BulkImage{padded->view(), padded};
+                    },
+                    [&](std::size_t i, DetectResult&& raw, const BulkImage&, double) {
+                        const auto fused = fuse(raw.detections, model->window_width, model->window_height, o.fusion);
+                        const int pad = pads[i];
+                        for (const Detection& d : fused) truth[i].detections.push_back({person_box(d.x - pad, d.y - pad, d.w, d.h), d.score});
+                    });
             } else if (!o.detections.empty()) {
                 const auto j = read_json(o.detections);
                 std::map<std::string, std::size_t> by_stem;

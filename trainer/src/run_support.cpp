@@ -56,7 +56,7 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
     };
     bulk.run(
         usable.size(), [&](std::size_t k) { return BulkImage{images[usable[k]].view(), nullptr}; },
-        [&](std::size_t k, DetectResult&& r) {
+        [&](std::size_t k, DetectResult&& r, const BulkImage&, double) {
             const std::uint32_t i = usable[k];
             for (const Detection& d : r.detections)
                 found.push_back({i, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),

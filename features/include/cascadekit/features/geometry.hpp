@@ -11,6 +11,7 @@ struct Rect {
     int w = 0;
     int h = 0;
     friend auto operator<=>(const Rect&, const Rect&) = default;
+    friend bool operator==(const Rect&, const Rect&) = default;  // spelled out: nvcc needs it declared
     // True when the rectangle is non-empty and lies inside [0, width) x [0, height). Computed in
     // 64 bits: x + w cannot overflow for any int values (a crafted model file can hold any).
     bool inside(int width, int height) const {

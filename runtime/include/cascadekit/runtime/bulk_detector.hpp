@@ -46,8 +46,10 @@ public:
 
     // Loads image i (from worker threads, concurrently for different i).
     using Loader = std::function<BulkImage(std::size_t index)>;
-    // Receives image i's result, for i = 0, 1, … in order, from one thread at a time.
-    using Consumer = std::function<void(std::size_t index, DetectResult&& result)>;
+    // Receives image i's result, for i = 0, 1, … in order, from one thread at a time, with the
+    // image (alive until the call returns) and the milliseconds its detection took (for a
+    // batch on the GPU: the batch's time over its images).
+    using Consumer = std::function<void(std::size_t index, DetectResult&& result, const BulkImage& image, double ms)>;
     // Receives an image that could not be served: the loader threw, or detect() threw DetectError
     // (e.g. an image smaller than the window); in input order among the results. Without one,
     // the first failure is rethrown. DeviceError (a CUDA fault) always stops the run.

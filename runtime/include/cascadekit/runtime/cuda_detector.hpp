@@ -44,7 +44,7 @@ struct CudaOptions {
     // Stages with at least this many learners use one warp per window; smaller ones one thread.
     int warp_stage_min_learners = 16;
     bool use_graph = true;  // replay the frame's launches as a CUDA graph
-    int device = 0;
+    int device = 0;  // the CUDA device the detector lives and runs on
     // Tests: fill every device buffer with 0xFF bytes when it is sized, so that any output the
     // kernels fail to write shows as a wrong value.
     bool poison = false;
@@ -58,8 +58,10 @@ struct CudaStepTimes {
 
 class CudaDetector final : public Detector {
 public:
-    // Throws DetectError when no device is usable or the model has stages the GPU does not run
-    // (waldboost_lbp: CPU backend only).
+    // Throws DetectError when no device is usable, options.device does not exist, or the model
+    // has stages the GPU does not run (supports()); DeviceError when the device fails.
+    // Everything the detector allocates lives on options.device, and every call runs there
+    // (the caller's current device is restored after each call).
     CudaDetector(CascadeModel model, DetectParams params, CudaOptions options = {});
     ~CudaDetector() override;
     CudaDetector(const CudaDetector&) = delete;
@@ -81,6 +83,10 @@ public:
     const CascadeModel& model() const override { return model_; }
     const DetectParams& params() const override { return params_; }
     std::string device_name() const;
+    int device() const;
+    // True when the backend has kernels for every stage kind of the model (today: hog_svm);
+    // otherwise false and, if why is given, which stage it cannot run.
+    static bool supports(const CascadeModel& model, std::string* why = nullptr);
 
     struct Impl;
 

@@ -1,0 +1,295 @@
+#include "frame.cuh"
+
+#include <algorithm>
+#include <cstring>
+#include <cub/device/device_select.cuh>
+#include <string>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "gray_kernels.cuh"
+#include "integral_histogram_kernels.cuh"
+
+namespace cascadekit::cuda {
+
+// Sizes the slot's buffers and tables for a frame; allocates only when the size grows.
+void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
+    const std::size_t n_stages = engine.stages.size();
+    const CudaOptions& options = engine.options;
+    const bool same = s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order;
+    if (same) return;
+    const int ww = model.window_width, wh = model.window_height;
+    std::vector<PyramidLevel> plan =
+        plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale);
+    if (plan.empty())  // before touching the slot, which keeps serving its current size
+        throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                          " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
+                          " at scale " + std::to_string(params.min_scale) + " (a min scale below 1 upscales the image)");
+    if (s.graph) {
+        CK(cudaGraphExecDestroy(s.graph));
+        s.graph = nullptr;
+    }
+    s.width = -1;  // invalid until every buffer below is sized (an allocation may throw)
+    s.plan = std::move(plan);
+    s.levels.clear();
+    // Octaves 0 .. the deepest a level reads, one after another in d_gray.
+    s.octaves.assign(1, {0, image.width, image.height});
+    for (int k = 1; k <= s.plan.back().octave; ++k) {
+        const Slot::Octave& o = s.octaves.back();
+        s.octaves.push_back({o.at + static_cast<long long>(o.width) * o.height, o.width / 2, o.height / 2});
+    }
+    std::vector<AxisEntry> xt, yt;
+    long long points = 0, windows = 0;
+    int rows = 0, cols = 0, max_w = 0;
+    for (const PyramidLevel& pl : s.plan) {
+        DevLevel L{};
+        L.width = pl.width;
+        L.height = pl.height;
+        L.pitch = pl.width + 1;
+        L.cols = (pl.width - ww) / params.stride + 1;
+        L.rows = (pl.height - wh) / params.stride + 1;
+        L.xtab = static_cast<int>(xt.size());
+        L.ytab = static_cast<int>(yt.size());
+        L.row0 = rows;  // first row block
+        L.col0 = cols;
+        L.ih = points;
+        L.win0 = windows;
+        const Slot::Octave& o = s.octaves[static_cast<std::size_t>(pl.octave)];
+        L.src = o.at;
+        L.src_w = o.width;
+        const ResampleAxis ax = resample_axis(pl.width, o.width, octave_scale(pl));
+        const ResampleAxis ay = resample_axis(pl.height, o.height, octave_scale(pl));
+        for (int u = 0; u < pl.width; ++u) xt.push_back({ax.i0[u], ax.i1[u], ax.wt[u]});
+        for (int v = 0; v < pl.height; ++v) yt.push_back({ay.i0[v], ay.i1[v], ay.wt[v]});
+        rows += (pl.height + kRowsPerBlock - 1) / kRowsPerBlock;
+        cols += pl.width;
+        max_w = std::max(max_w, pl.width);
+        points += static_cast<long long>(L.pitch) * (pl.height + 1);
+        windows += static_cast<long long>(L.cols) * L.rows;
+        s.levels.push_back(L);
+    }
+    if (windows > 0x7fffffffLL) throw DetectError("too many windows in one frame for the CUDA backend");
+    s.total_rows = rows;
+    s.total_cols = cols;
+    s.max_width = max_w;
+    s.n_windows = static_cast<std::uint32_t>(windows);
+    s.n_points = static_cast<std::size_t>(points);
+    const std::size_t in_bytes = static_cast<std::size_t>(image.width) * image.height * image.channels;
+    s.h_in.reserve(in_bytes);
+    s.d_in.reserve(in_bytes);
+    s.d_gray.reserve(static_cast<std::size_t>(s.octaves.back().at) + static_cast<std::size_t>(s.octaves.back().width) * s.octaves.back().height);
+    s.d_levels.reserve(s.levels.size());
+    // Everything below goes on the slot's (non-blocking) stream, so the frame's kernels see it:
+    // plain cudaMemset/cudaMemcpy run on the legacy stream, which that stream does not wait for.
+    cudaStream_t st = s.stream;
+    CK(cudaMemcpyAsync(s.d_levels.p, s.levels.data(), s.levels.size() * sizeof(DevLevel), cudaMemcpyHostToDevice, st));
+    s.d_xtab.reserve(xt.size());
+    s.d_ytab.reserve(yt.size());
+    CK(cudaMemcpyAsync(s.d_xtab.p, xt.data(), xt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice, st));
+    CK(cudaMemcpyAsync(s.d_ytab.p, yt.data(), yt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice, st));
+    if (engine.needs.hog) {
+    s.d_A.reserve(s.n_points);
+    s.d_B.reserve(s.n_points);
+    s.d_C.reserve(s.n_points);
+    if (options.poison) {
+        CK(cudaMemsetAsync(s.d_A.p, 0xFF, s.n_points * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_B.p, 0xFF, s.n_points * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_C.p, 0xFF, s.n_points * sizeof(std::uint32_t), st));
+    }
+    // Row 0 of every level stays zero: the row pass writes every other point, every frame.
+    for (const DevLevel& L : s.levels) {
+        CK(cudaMemsetAsync(s.d_A.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_B.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_C.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t), st));
+    }
+    }
+    for (auto& b : s.d_ids) b.reserve(s.n_windows);
+    s.d_win_score.reserve(s.n_windows);
+    s.d_win_stage.reserve(s.n_windows);
+    s.d_counts.reserve(n_stages);
+    s.d_out.reserve(s.n_windows);
+    s.h_counts.reserve(n_stages);
+    s.h_out.reserve(s.n_windows);
+    if (params.keep_rejected) {
+        s.h_win_score.reserve(s.n_windows);
+        s.h_win_stage.reserve(s.n_windows);
+    }
+    if (options.poison) {
+        CK(cudaMemsetAsync(s.d_gray.p, 0xFF, s.d_gray.n, st));
+        for (auto& b : s.d_ids) CK(cudaMemsetAsync(b.p, 0xFF, b.n * sizeof(std::uint32_t), st));
+        CK(cudaMemsetAsync(s.d_win_score.p, 0xFF, s.d_win_score.n * sizeof(float), st));
+        CK(cudaMemsetAsync(s.d_win_stage.p, 0xFF, s.d_win_stage.n * sizeof(std::int16_t), st));
+        CK(cudaMemsetAsync(s.d_out.p, 0xFF, s.d_out.n * sizeof(OutEntry), st));
+    }
+    if (options.compaction == Compaction::CubSelect) {
+        s.d_flags.reserve(s.n_windows);
+        if (options.poison) CK(cudaMemsetAsync(s.d_flags.p, 0xFF, s.d_flags.n, st));
+        std::size_t a = 0, b = 0;
+        CK(cub::DeviceSelect::Flagged(nullptr, a, thrust::counting_iterator<std::uint32_t>(0), s.d_flags.p, s.d_ids[0].p,
+                                      s.d_counts.p, static_cast<int>(s.n_windows)));
+        CK(cub::DeviceSelect::Flagged(nullptr, b, s.d_ids[0].p, s.d_flags.p, s.d_ids[1].p, s.d_counts.p,
+                                      static_cast<int>(s.n_windows)));
+        s.cub_bytes = std::max(a, b);
+        s.d_cub.reserve(s.cub_bytes);
+    }
+    CK(cudaStreamSynchronize(st));  // the tables' host vectors go out of scope
+    s.width = image.width;
+    s.height = image.height;
+    s.channels = image.channels;
+    s.order = image.order;
+    if (engine.needs.hog) prepare_row_pass(max_w);
+}
+
+namespace {
+// Events between steps when profiling (nullptr: no recording).
+int record_event(StepEvents* ev, cudaStream_t stream) {
+    if (!ev) return -1;
+    CK(cudaEventRecord(ev->e[ev->n], stream));
+    return ev->n++;
+}
+
+void build_hog(Slot& s, cudaStream_t st, StepEvents* ev) {
+    const int n_levels = static_cast<int>(s.levels.size());
+    if (ev) ev->rows_begin = record_event(ev, st);
+    launch_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width, s.d_A.p, s.d_B.p,
+                    s.d_C.p, st);
+    if (ev) ev->rows_end = record_event(ev, st);
+    launch_column_pass(s.d_levels.p, n_levels, s.total_cols, s.d_A.p, s.d_B.p, s.d_C.p, st);
+    if (ev) ev->columns_end = record_event(ev, st);
+}
+}  // namespace
+
+void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEvents* ev) {
+    cudaStream_t st = s.stream;
+    const std::size_t n_stages = engine.stages.size();
+    const std::size_t n_pixels = static_cast<std::size_t>(s.width) * s.height;
+    record_event(ev, st);
+    CK(cudaMemcpyAsync(s.d_in.p, s.h_in.p, n_pixels * s.channels, cudaMemcpyHostToDevice, st));
+    if (ev) ev->upload_end = record_event(ev, st);
+    launch_gray(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
+    for (std::size_t k = 1; k < s.octaves.size(); ++k) {
+        const Slot::Octave &from = s.octaves[k - 1], &to = s.octaves[k];
+        launch_halve(s.d_gray.p + from.at, from.width, s.d_gray.p + to.at, to.width, to.height, st);
+    }
+    if (ev) ev->gray_end = record_event(ev, st);
+    CK(cudaMemsetAsync(s.d_counts.p, 0, n_stages * sizeof(std::uint32_t), st));
+    FrameFeatures features;
+    bool hog_built = false;
+    for (std::size_t k = 0; k < n_stages; ++k) {
+        // Features are built just before the first stage that reads them.
+        if (engine.stage_needs[k].hog && !hog_built) {
+            build_hog(s, st, ev);
+            features.hog = {s.d_A.p, s.d_B.p, s.d_C.p};
+            hog_built = true;
+        }
+        if (ev) ev->stage_begin.push_back(ev->n - 1);  // the event before the stage's launch
+        SurvivorArgs a{};
+        a.levels = s.d_levels.p;
+        a.n_levels = static_cast<int>(s.levels.size());
+        a.stage_index = static_cast<int>(k);
+        a.n_stages = static_cast<int>(n_stages);
+        a.stride = params.stride;
+        a.n_windows = s.n_windows;
+        a.in_ids = k == 0 ? nullptr : s.d_ids[(k - 1) % 2].p;
+        a.in_count = k == 0 ? nullptr : s.d_counts.p + (k - 1);
+        a.out_ids = s.d_ids[k % 2].p;
+        a.out_count = s.d_counts.p + k;
+        a.flags = engine.options.compaction == Compaction::CubSelect ? s.d_flags.p : nullptr;
+        a.win_score = s.d_win_score.p;
+        a.win_stage = s.d_win_stage.p;
+        engine.stages[k]->launch(a, features, k == 0 ? 0 : engine.sms * 8, st);
+        if (a.flags) {
+            std::size_t bytes = s.cub_bytes;
+            if (k == 0)
+                CK(cub::DeviceSelect::Flagged(s.d_cub.p, bytes, thrust::counting_iterator<std::uint32_t>(0), s.d_flags.p,
+                                              a.out_ids, a.out_count, static_cast<int>(s.n_windows), st));
+            else
+                CK(cub::DeviceSelect::Flagged(s.d_cub.p, bytes, a.in_ids, s.d_flags.p, a.out_ids, a.out_count,
+                                              static_cast<int>(s.n_windows), st));
+        }
+        if (ev) ev->stage_end.push_back(record_event(ev, st));
+    }
+    const std::uint32_t* final_ids = s.d_ids[(n_stages - 1) % 2].p;
+    launch_gather(final_ids, s.d_counts.p + (n_stages - 1), s.d_win_score.p, s.d_out.p,
+                  std::min(blocks_for(kOutInGraph), engine.sms * 4), st);
+    CK(cudaMemcpyAsync(s.h_counts.p, s.d_counts.p, n_stages * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
+    CK(cudaMemcpyAsync(s.h_out.p, s.d_out.p, std::min<std::size_t>(kOutInGraph, s.n_windows) * sizeof(OutEntry),
+                       cudaMemcpyDeviceToHost, st));
+    if (params.keep_rejected) {
+        CK(cudaMemcpyAsync(s.h_win_score.p, s.d_win_score.p, s.n_windows * sizeof(float), cudaMemcpyDeviceToHost, st));
+        CK(cudaMemcpyAsync(s.h_win_stage.p, s.d_win_stage.p, s.n_windows * sizeof(std::int16_t), cudaMemcpyDeviceToHost, st));
+    }
+    record_event(ev, st);
+}
+
+void stage_input(Slot& s, const ImageView& image) {
+    const std::size_t row = static_cast<std::size_t>(image.width) * image.channels;
+    for (int y = 0; y < image.height; ++y) std::memcpy(s.h_in.p + y * row, image.data + y * image.stride, row);
+}
+
+void launch(Slot& s, const Engine& engine, const DetectParams& params) {
+    if (!engine.options.use_graph) {
+        enqueue(s, engine, params, nullptr);
+        return;
+    }
+    if (!s.graph) {
+        cudaGraph_t g = nullptr;
+        CK(cudaStreamBeginCapture(s.stream, cudaStreamCaptureModeThreadLocal));
+        try {
+            enqueue(s, engine, params, nullptr);
+        } catch (...) {
+            cudaStreamEndCapture(s.stream, &g);
+            if (g) cudaGraphDestroy(g);
+            throw;
+        }
+        CK(cudaStreamEndCapture(s.stream, &g));
+        const cudaError_t e = cudaGraphInstantiate(&s.graph, g, 0);
+        cudaGraphDestroy(g);
+        CK(e);
+    }
+    CK(cudaGraphLaunch(s.graph, s.stream));
+}
+
+DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params) {
+    CK(cudaStreamSynchronize(s.stream));
+    const std::size_t n_stages = engine.stages.size();
+    DetectResult r;
+    r.stats.windows_scanned = s.n_windows;
+    r.stats.levels = static_cast<int>(s.levels.size());
+    r.stats.rejected_per_stage.assign(n_stages, 0);
+    std::uint64_t in = s.n_windows;
+    for (std::size_t k = 0; k < n_stages; ++k) {
+        const std::uint64_t out = s.h_counts.p[k];
+        r.stats.rejected_per_stage[k] = in - out;
+        r.stats.weak_evaluated += in * static_cast<std::uint64_t>(engine.stages[k]->weak_per_window());
+        in = out;
+    }
+    const int ww = model.window_width, wh = model.window_height;
+    // Ids come in increasing order (below), so the level only moves forward.
+    std::size_t li = 0;
+    auto window = [&](std::uint32_t id, float score, int passed) {
+        while (li + 1 < s.levels.size() && static_cast<std::uint64_t>(s.levels[li + 1].win0) <= id) ++li;
+        const DevLevel& L = s.levels[li];
+        const int local = static_cast<int>(id - L.win0);
+        const int x = (local % L.cols) * params.stride, y = (local / L.cols) * params.stride;
+        const double sc = s.plan[li].scale;
+        return Detection{x * sc, y * sc, ww * sc, wh * sc, score, static_cast<int>(li), sc, passed};
+    };
+    if (params.keep_rejected) {
+        r.detections.reserve(s.n_windows);
+        for (std::uint32_t id = 0; id < s.n_windows; ++id)
+            r.detections.push_back(window(id, s.h_win_score.p[id], s.h_win_stage.p[id]));
+        return r;
+    }
+    const std::uint32_t accepted = s.h_counts.p[n_stages - 1];
+    if (accepted > kOutInGraph)
+        CK(cudaMemcpy(s.h_out.p + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
+                      cudaMemcpyDeviceToHost));
+    OutEntry* out = s.h_out.p;  // in survivor order; sorted by id, it is the CPU's order
+    std::sort(out, out + accepted, [](const OutEntry& a, const OutEntry& b) { return a.id < b.id; });
+    r.detections.reserve(accepted);
+    for (std::uint32_t i = 0; i < accepted; ++i) r.detections.push_back(window(out[i].id, out[i].score, static_cast<int>(n_stages)));
+    return r;
+}
+
+
+}  // namespace cascadekit::cuda

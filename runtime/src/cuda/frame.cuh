@@ -1,0 +1,99 @@
+#pragma once
+// Internal (CUDA backend): one frame's plan and dispatch. A Slot holds a frame's buffers, stream
+// and graph (reused while frames keep their size); prepare() plans the pyramid and sizes the
+// buffers, enqueue() puts the frame's work on the slot's stream: upload, gray and octaves, then
+// each stage in order, building a feature plane just before the first stage that reads it (so a
+// cascade whose first stages need no integral histograms would run them first), and the
+// read-back. collect() turns the read-back into a DetectResult in the CPU's order.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cascadekit/features/pyramid.hpp"
+#include "cascadekit/runtime/cuda_detector.hpp"
+#include "cuda_support.cuh"
+#include "device_types.cuh"
+#include "stage_kinds.cuh"
+#include "survivors.cuh"
+
+namespace cascadekit::cuda {
+
+// The model on the device: its stages' kernels and what they read. Immutable after construction.
+struct Engine {
+    CudaOptions options;
+    std::vector<std::unique_ptr<CudaStage>> stages;
+    std::vector<FeatureNeeds> stage_needs;
+    FeatureNeeds needs;  // of all stages
+    int sms = 0;
+};
+
+// Events between the steps of one profiled frame.
+struct StepEvents {
+    cudaEvent_t e[32] = {};
+    int n = 0;
+    int upload_end = -1, gray_end = -1, rows_begin = -1, rows_end = -1, columns_end = -1;
+    std::vector<int> stage_begin, stage_end;  // per stage: the events just before and after it
+};
+
+// One frame's buffers, stream and graph; reused while frames keep their size.
+struct Slot {
+    cudaStream_t stream = nullptr;
+    cudaGraphExec_t graph = nullptr;
+    int width = -1, height = -1, channels = -1;
+    ChannelOrder order = ChannelOrder::BGR;
+    std::vector<PyramidLevel> plan;
+    std::vector<DevLevel> levels;
+    struct Octave {
+        long long at;  // first pixel in d_gray (octave 0, the gray input, at 0)
+        int width, height;
+    };
+    std::vector<Octave> octaves;
+    int total_rows = 0, total_cols = 0, max_width = 0;
+    std::uint32_t n_windows = 0;
+    std::size_t n_points = 0;
+    PinnedBuffer<std::uint8_t> h_in;
+    DeviceBuffer<std::uint8_t> d_in, d_gray;
+    DeviceBuffer<DevLevel> d_levels;
+    DeviceBuffer<AxisEntry> d_xtab, d_ytab;
+    DeviceBuffer<uint4> d_A, d_B;
+    DeviceBuffer<std::uint32_t> d_C;
+    DeviceBuffer<std::uint32_t> d_ids[2];
+    DeviceBuffer<std::uint8_t> d_flags;
+    DeviceBuffer<float> d_win_score;
+    DeviceBuffer<std::int16_t> d_win_stage;
+    DeviceBuffer<std::uint32_t> d_counts;
+    DeviceBuffer<OutEntry> d_out;
+    DeviceBuffer<std::uint8_t> d_cub;
+    std::size_t cub_bytes = 0;
+    PinnedBuffer<std::uint32_t> h_counts;
+    PinnedBuffer<OutEntry> h_out;
+    PinnedBuffer<float> h_win_score;
+    PinnedBuffer<std::int16_t> h_win_stage;
+
+    Slot() { CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    ~Slot() {
+        if (graph) cudaGraphExecDestroy(graph);
+        if (stream) cudaStreamDestroy(stream);
+    }
+};
+
+// Accepted windows copied back inside the graph; more are fetched after it (rare).
+constexpr std::uint32_t kOutInGraph = 4096;
+
+// Sizes the slot's buffers and tables for a frame; allocates only when the size grows. Throws
+// DetectError (before touching the slot) when no pyramid level fits the window.
+void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine);
+// Copies the frame into the slot's pinned input buffer.
+void stage_input(Slot& s, const ImageView& image);
+// Enqueues the frame's work; with `events`, records them between the steps.
+void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEvents* events);
+// enqueue(), captured into the slot's graph on its first frame and replayed after (options.use_graph).
+void launch(Slot& s, const Engine& engine, const DetectParams& params);
+// Waits for the frame and reads its result back.
+DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params);
+
+}  // namespace cascadekit::cuda

@@ -1,0 +1,190 @@
+// hog_svm stages on the GPU: a window's stage sum from its blocks' descriptors (81 integral-
+// histogram points each), with the CPU's float arithmetic (block_math.hpp, --fmad=false).
+#include <algorithm>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <vector>
+
+#include "cascadekit/features/block_math.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
+#include "stage_kinds.cuh"
+#include "survivors.cuh"
+
+namespace cascadekit::cuda {
+
+namespace {
+struct DevLearner {
+    int bx, by, bw, bh;
+    float w[kBlockDims];
+    float bias, alpha;
+};
+
+struct DevStage {
+    int count;  // learners
+    float threshold;
+    int binary;
+};
+
+// What a hog_svm stage kernel reads besides the survivors.
+struct HogStageArgs {
+    HogPlanes planes;
+    const DevLearner* learners;
+    DevStage stage;
+    BlockNorm norm;
+    float epsilon, hys_clip;
+};
+
+__device__ __forceinline__ float learner_vote(const DevLearner& l, const HogStageArgs& a, long long base, int pitch) {
+    const int xs[3] = {l.bx, l.bx + l.bw / 2, l.bx + l.bw};
+    const int ys[3] = {l.by, l.by + l.bh / 2, l.by + l.bh};
+    uint4 pa[9], pb[9];
+    std::uint32_t pc[9];
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+#pragma unroll
+        for (int i = 0; i < 3; ++i) {
+            const long long idx = base + static_cast<long long>(ys[j]) * pitch + xs[i];
+            pa[j * 3 + i] = __ldg(a.planes.A + idx);
+            pb[j * 3 + i] = __ldg(a.planes.B + idx);
+            pc[j * 3 + i] = __ldg(a.planes.C + idx);
+        }
+    constexpr float kToGray = 1.0f / kMagnitudeScale;
+    float v[kBlockDims];
+#pragma unroll
+    for (int cj = 0; cj < 2; ++cj)
+#pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+            const int p00 = cj * 3 + ci, p01 = p00 + 1, p10 = p00 + 3, p11 = p00 + 4;
+            const int k = (cj * 2 + ci) * kOrientationBins;
+            auto cell = [&](std::uint32_t d, std::uint32_t b, std::uint32_t c, std::uint32_t aa) {
+                return static_cast<float>(d - b - c + aa) * kToGray;
+            };
+            v[k + 0] = cell(pa[p11].x, pa[p01].x, pa[p10].x, pa[p00].x);
+            v[k + 1] = cell(pa[p11].y, pa[p01].y, pa[p10].y, pa[p00].y);
+            v[k + 2] = cell(pa[p11].z, pa[p01].z, pa[p10].z, pa[p00].z);
+            v[k + 3] = cell(pa[p11].w, pa[p01].w, pa[p10].w, pa[p00].w);
+            v[k + 4] = cell(pb[p11].x, pb[p01].x, pb[p10].x, pb[p00].x);
+            v[k + 5] = cell(pb[p11].y, pb[p01].y, pb[p10].y, pb[p00].y);
+            v[k + 6] = cell(pb[p11].z, pb[p01].z, pb[p10].z, pb[p00].z);
+            v[k + 7] = cell(pb[p11].w, pb[p01].w, pb[p10].w, pb[p00].w);
+            v[k + 8] = cell(pc[p11], pc[p01], pc[p10], pc[p00]);
+        }
+    block_math::normalise(v, a.norm, a.epsilon, a.hys_clip);
+    const float m = block_math::margin(l.w, l.bias, v);
+    return block_math::vote(a.stage.binary != 0, l.alpha, m);
+}
+
+// Small stages. Thread mapping: one thread per window (grid-stride over the survivors); a
+// warp appends its survivors with one atomicAdd.
+__global__ void __launch_bounds__(kThreads) stage_thread_kernel(SurvivorArgs a, HogStageArgs h) {
+    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
+    const std::uint32_t loop_n = a.flags ? a.n_windows : count;
+    const int lane = threadIdx.x & 31;
+    const std::uint32_t step = gridDim.x * blockDim.x;
+    for (std::uint32_t base_i = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base_i < loop_n; base_i += step) {
+        const std::uint32_t i = base_i + lane;
+        bool pass = false;
+        std::uint32_t id = 0;
+        if (i < count) {
+            id = a.in_ids ? a.in_ids[i] : i;
+            long long origin;
+            int pitch;
+            window_origin(a, id, origin, pitch);
+            float sum = 0.0f;
+            for (int k = 0; k < h.stage.count; ++k) sum += learner_vote(h.learners[k], h, origin, pitch);
+            const float score = sum - h.stage.threshold;
+            pass = score >= 0.0f;
+            record(a, id, score, pass);
+        }
+        append_warp(a, i, loop_n, id, pass);
+    }
+}
+
+// Large stages. Thread mapping: one warp per window; lane l evaluates learners l, l+32, …; the
+// votes are summed in learner order (shuffles from lane 0 to 31), so the sum is the CPU's.
+__global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, HogStageArgs h) {
+    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
+    const std::uint32_t loop_n = a.flags ? a.n_windows : count;
+    const int lane = threadIdx.x & 31;
+    const std::uint32_t warps = gridDim.x * blockDim.x / 32;
+    for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < loop_n; w += warps) {
+        if (w >= count) {
+            if (lane == 0) a.flags[w] = 0;  // only reached with flags (loop_n > count)
+            continue;
+        }
+        const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
+        long long origin;
+        int pitch;
+        window_origin(a, id, origin, pitch);
+        float sum = 0.0f;
+        for (int c0 = 0; c0 < h.stage.count; c0 += 32) {
+            const int k = c0 + lane;
+            const float vote = k < h.stage.count ? learner_vote(h.learners[k], h, origin, pitch) : 0.0f;
+            const int lim = min(32, h.stage.count - c0);
+            for (int j = 0; j < lim; ++j) sum += __shfl_sync(kFullMask, vote, j);
+        }
+        const float score = sum - h.stage.threshold;
+        const bool pass = score >= 0.0f;
+        if (lane == 0) {
+            record(a, id, score, pass);
+            if (a.flags) a.flags[w] = pass ? 1 : 0;
+            else if (pass) a.out_ids[atomicAdd(a.out_count, 1u)] = id;
+        }
+    }
+}
+
+class HogSvmCudaStage final : public CudaStage {
+public:
+    HogSvmCudaStage(const HogSvmStage& stage, const HogParams& hog, const CudaOptions& options) {
+        std::vector<DevLearner> learners;
+        for (const HogLearner& l : stage.learners) {
+            DevLearner d{};
+            d.bx = l.block.x;
+            d.by = l.block.y;
+            d.bw = l.block.w;
+            d.bh = l.block.h;
+            std::copy(l.weights.begin(), l.weights.end(), d.w);
+            d.bias = l.bias;
+            d.alpha = l.alpha;
+            learners.push_back(d);
+        }
+        learners_.reserve(learners.size());
+        CK(cudaMemcpy(learners_.p, learners.data(), learners.size() * sizeof(DevLearner), cudaMemcpyHostToDevice));
+        args_.learners = learners_.p;
+        args_.stage = {static_cast<int>(stage.learners.size()), stage.threshold, stage.vote == VoteMode::Binary ? 1 : 0};
+        args_.norm = hog.norm;
+        args_.epsilon = hog.epsilon;
+        args_.hys_clip = hog.hys_clip;
+        warp_ = args_.stage.count >= options.warp_stage_min_learners;
+    }
+    std::uint32_t weak_per_window() const override { return static_cast<std::uint32_t>(args_.stage.count); }
+    bool heavy() const override { return warp_; }
+    void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const override {
+        HogStageArgs h = args_;
+        h.planes = f.hog;
+        // Grid: enough for every window of the first stage; later stages (fewer survivors, count
+        // known only on the device) loop over them with a grid of a few waves.
+        const std::size_t work = warp_ ? static_cast<std::size_t>(s.n_windows) * 32 : s.n_windows;
+        const int grid = grid_limit > 0 ? std::min(blocks_for(work), grid_limit) : blocks_for(work);
+        if (warp_) stage_warp_kernel<<<grid, kThreads, 0, stream>>>(s, h);
+        else stage_thread_kernel<<<grid, kThreads, 0, stream>>>(s, h);
+        CK_LAUNCH();
+    }
+
+private:
+    DeviceBuffer<DevLearner> learners_;
+    HogStageArgs args_{};
+    bool warp_ = false;
+};
+}  // namespace
+
+CudaStageKind hog_svm_cuda_kind() {
+    FeatureNeeds needs;
+    needs.hog = true;
+    return {HogSvmStage::kKind, needs,
+            [](const Stage& s, const CascadeModel& m, const CudaOptions& o) -> std::unique_ptr<CudaStage> {
+                return std::make_unique<HogSvmCudaStage>(s.as<HogSvmStage>(), m.hog, o);
+            }};
+}
+
+}  // namespace cascadekit::cuda

@@ -1,0 +1,204 @@
+#include <cub/block/block_scan.cuh>
+
+#include "cascadekit/features/gradient.hpp"
+#include "cascadekit/features/pyramid.hpp"
+#include "cuda_support.cuh"
+#include "integral_histogram_kernels.cuh"
+
+namespace cascadekit::cuda {
+
+namespace {
+struct Bins9 {
+    std::uint32_t b[kOrientationBins];
+};
+__device__ __forceinline__ Bins9 operator+(const Bins9& x, const Bins9& y) {
+    Bins9 r;
+#pragma unroll
+    for (int k = 0; k < kOrientationBins; ++k) r.b[k] = x.b[k] + y.b[k];
+    return r;
+}
+
+__device__ __forceinline__ uint4 add4(uint4 a, uint4 b) { return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
+
+__device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __restrict__ gray, int gw, AxisEntry tx, AxisEntry ty) {
+    constexpr std::uint32_t one = 1u << kResampleBits;
+    const std::uint8_t* r0 = gray + static_cast<std::size_t>(ty.i0) * gw;
+    const std::uint8_t* r1 = gray + static_cast<std::size_t>(ty.i1) * gw;
+    const std::uint32_t wx = static_cast<std::uint32_t>(tx.wt), wx0 = one - wx;
+    const std::uint32_t b = static_cast<std::uint32_t>(ty.wt), a = one - b;
+    const std::uint32_t top = r0[tx.i0] * wx0 + r0[tx.i1] * wx;
+    const std::uint32_t bot = r1[tx.i0] * wx0 + r1[tx.i1] * wx;
+    return static_cast<std::uint8_t>((top * a + bot * b + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits));
+}
+
+// orientation_bin() and quantised_magnitude() of features/gradient.cpp, operation for operation in
+// double (no fused multiply-add under --fmad=false; sqrt correctly rounded on both), so the bins
+// and magnitudes equal the CPU's gradient table. Arithmetic rather than the 1 MiB table: the
+// table's gathers miss L1 and made this pass latency-bound.
+__device__ __forceinline__ void bin_and_magnitude(int gx, int gy, const OrientationBoundaries& ob, std::uint32_t& bin,
+                                                  std::uint32_t& mag) {
+    const double v = static_cast<double>(gx * gx + gy * gy) * (kMagnitudeScale * kMagnitudeScale);
+    mag = static_cast<std::uint32_t>(floor(__dsqrt_rn(v) + 0.5));  // llround of a positive value
+    if (gx == 0 && gy == 0) {
+        bin = 0;
+        return;
+    }
+    if (gy < 0 || (gy == 0 && gx < 0)) {
+        gx = -gx;
+        gy = -gy;
+    }
+    std::uint32_t b = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) b += (__dsub_rn(__dmul_rn(gy, ob.c[k]), __dmul_rn(gx, ob.s[k])) >= 0.0) ? 1u : 0u;
+    bin = b;
+}
+
+// One block per (level, 4 rows y0..y0+3): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
+// bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
+// only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
+// tile: a serial prefix over them, one block-wide scan of the 9 bins per tile, then the writes
+// (a warp writes 128 consecutive points: whole 16-byte sectors).
+constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
+__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray,
+                                                                const DevLevel* __restrict__ levels, int n_levels,
+                                                                const AxisEntry* __restrict__ xtab,
+                                                                const AxisEntry* __restrict__ ytab,
+                                                                OrientationBoundaries ob, uint4* A, uint4* B,
+                                                                std::uint32_t* C) {
+    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
+    using Scan = cub::BlockScan<Bins9, kRowThreads>;
+    __shared__ typename Scan::TempStorage scan_storage;
+    // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
+    __shared__ std::uint32_t staged[kRowTile * kOrientationBins + kRowTile / kRowItems];
+    const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
+    const DevLevel L = levels[li];
+    const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
+    const int W = L.width, H = L.height;
+    const int n_rows = min(kRowsPerBlock, H - y0);
+    for (int r = 0; r < n_rows + 2; ++r) {
+        const int yy = min(max(y0 - 1 + r, 0), H - 1);
+        const AxisEntry ty = ytab[L.ytab + yy];
+        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
+    }
+    __syncthreads();
+    for (int r = 0; r < n_rows; ++r) {
+        const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
+        const std::uint8_t* mid = up + W;
+        const std::uint8_t* down = mid + W;
+        const long long base = L.ih + static_cast<long long>(y0 + r + 1) * L.pitch;
+        if (threadIdx.x == 0) {
+            A[base] = make_uint4(0, 0, 0, 0);
+            B[base] = make_uint4(0, 0, 0, 0);
+            C[base] = 0;
+        }
+        Bins9 carry{};
+        for (int tile = 0; tile < W; tile += kRowTile) {
+            const int x0 = tile + threadIdx.x * kRowItems;
+            std::uint32_t bin[kRowItems], mag[kRowItems];
+            Bins9 local{};
+#pragma unroll
+            for (int j = 0; j < kRowItems; ++j) {
+                const int x = x0 + j;
+                bin[j] = 0;
+                mag[j] = 0;
+                if (x < W) {
+                    const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
+                    const int gy = int(down[x]) - int(up[x]);
+                    bin_and_magnitude(gx, gy, ob, bin[j], mag[j]);
+                }
+#pragma unroll
+                for (int k = 0; k < kOrientationBins; ++k) local.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
+            }
+            Bins9 run, total;
+            Scan(scan_storage).ExclusiveSum(local, run, total);
+            run = run + carry;
+            carry = carry + total;
+            // Through shared memory, so that each store instruction of a warp writes 32 consecutive
+            // points (a thread's own 4 points are 64 bytes apart per plane otherwise: half-sector
+            // writes that made this pass L2-bound).
+#pragma unroll
+            for (int j = 0; j < kRowItems; ++j) {
+#pragma unroll
+                for (int k = 0; k < kOrientationBins; ++k) {
+                    run.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
+                    const int q = threadIdx.x * kRowItems + j;
+                    staged[q * kOrientationBins + q / kRowItems + k] = run.b[k];
+                }
+            }
+            __syncthreads();
+#pragma unroll
+            for (int j = 0; j < kRowItems; ++j) {
+                const int q = j * kRowThreads + threadIdx.x, x = tile + q;
+                if (x < W) {
+                    const std::uint32_t* v = staged + q * kOrientationBins + q / kRowItems;
+                    const long long p = base + x + 1;
+                    A[p] = make_uint4(v[0], v[1], v[2], v[3]);
+                    B[p] = make_uint4(v[4], v[5], v[6], v[7]);
+                    C[p] = v[8];
+                }
+            }
+            __syncthreads();  // scan_storage and staged are reused by the next tile
+        }
+    }
+}
+
+template <class T, class Add>
+__device__ __forceinline__ void scan_column(T* p, long long pitch, int H, Add add) {
+    // Rows 1..H; row 0 is zero. Eight independent loads are in flight before the dependent adds.
+    T acc = p[pitch];
+    int y = 2;
+    for (; y + 7 <= H; y += 8) {
+        T v[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) v[j] = p[(y + j) * pitch];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            acc = add(acc, v[j]);
+            p[(y + j) * pitch] = acc;
+        }
+    }
+    for (; y <= H; ++y) {
+        acc = add(acc, p[y * pitch]);
+        p[y * pitch] = acc;
+    }
+}
+
+// One thread per (plane, level, column x >= 1): accumulates down the column. Modular uint32
+// addition, as on the CPU.
+__global__ void __launch_bounds__(kThreads) column_pass_kernel(const DevLevel* __restrict__ levels, int n_levels,
+                                                                int total_cols, uint4* A, uint4* B, std::uint32_t* C) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= 3 * total_cols) return;
+    const int plane = t / total_cols, c = t - plane * total_cols;
+    const int li = find_level(n_levels, c, [&](int l) { return static_cast<long long>(levels[l].col0); });
+    const DevLevel L = levels[li];
+    const long long p0 = L.ih + (c - L.col0) + 1;
+    if (plane == 0) scan_column(A + p0, L.pitch, L.height, add4);
+    else if (plane == 1) scan_column(B + p0, L.pitch, L.height, add4);
+    else scan_column(C + p0, L.pitch, L.height, [](std::uint32_t a, std::uint32_t b) { return a + b; });
+}
+
+}  // namespace
+
+void prepare_row_pass(int max_width) {
+    const std::size_t smem = (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width);
+    if (smem > 48 * 1024)
+        CK(cudaFuncSetAttribute(row_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+}
+
+void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
+                     const AxisEntry* ytab, int total_row_blocks, int max_width, uint4* A, uint4* B, std::uint32_t* C,
+                     cudaStream_t stream) {
+    row_pass_kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
+        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), A, B, C);
+    CK_LAUNCH();
+}
+
+void launch_column_pass(const DevLevel* levels, int n_levels, int total_cols, uint4* A, uint4* B, std::uint32_t* C,
+                        cudaStream_t stream) {
+    column_pass_kernel<<<blocks_for(3 * static_cast<std::size_t>(total_cols)), kThreads, 0, stream>>>(levels, n_levels,
+                                                                                                     total_cols, A, B, C);
+    CK_LAUNCH();
+}
+
+}  // namespace cascadekit::cuda

@@ -1,0 +1,31 @@
+#pragma once
+// Internal (CUDA backend): every pyramid level's integral histogram, built in two passes over all
+// levels of a frame at once (resampling from the level's octave fused into the first).
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "device_types.cuh"
+
+namespace cascadekit::cuda {
+
+constexpr int kRowsPerBlock = 4;  // level rows per block of the row pass
+
+// Row pass. Thread mapping: one block of 128 threads per (level, 4 rows); each thread takes 4
+// consecutive pixels of a 512-pixel tile of a row. Resamples the level rows it needs (fixed-point
+// bilinear, pyramid.hpp), bins every pixel's [-1 0 1] gradient as features/gradient.cpp does and
+// writes each row's running sums (row 0 of every level stays zero).
+void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
+                     const AxisEntry* ytab, int total_row_blocks, int max_width, uint4* A, uint4* B, std::uint32_t* C,
+                     cudaStream_t stream);
+// Sets the row pass's dynamic shared memory limit for rows of up to max_width pixels (host call,
+// outside graph capture).
+void prepare_row_pass(int max_width);
+
+// Column pass. Thread mapping: one thread per (plane, level, column x >= 1); each adds down its
+// column, 8 loads in flight. Modular uint32 addition, as on the CPU.
+void launch_column_pass(const DevLevel* levels, int n_levels, int total_cols, uint4* A, uint4* B, std::uint32_t* C,
+                        cudaStream_t stream);
+
+}  // namespace cascadekit::cuda

@@ -1,0 +1,49 @@
+#pragma once
+// Internal (CUDA backend): the seam between the frame's dispatch and a stage kind's kernels. A
+// kind gives the features it reads and makes a CudaStage per model stage, which launches that
+// stage over the frame's survivors. Kinds are listed once in stage_kinds.cu.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include "cascadekit/model/cascade.hpp"
+#include "cascadekit/runtime/cuda_detector.hpp"
+#include "cascadekit/runtime/window_evaluator.hpp"
+#include "device_types.cuh"
+
+namespace cascadekit::cuda {
+
+// The frame's feature planes the stages read (only those some stage needs are built).
+struct FrameFeatures {
+    HogPlanes hog{};
+};
+
+class CudaStage {
+public:
+    virtual ~CudaStage() = default;
+    // Weak learners evaluated per window that reaches the stage (for DetectStats).
+    virtual std::uint32_t weak_per_window() const = 0;
+    // Large stages (one warp per window): profiled as "late" stages.
+    virtual bool heavy() const = 0;
+    // Enqueues the stage over the survivors in `s` (every window when s.in_ids is null).
+    // grid_limit: the most blocks a launch over survivors needs (their count is known only on
+    // the device), 0 for the first stage (then the grid covers every window).
+    virtual void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const = 0;
+};
+
+struct CudaStageKind {
+    std::string_view kind;
+    FeatureNeeds needs;
+    // Copies the stage's data to the current device.
+    std::function<std::unique_ptr<CudaStage>(const Stage& stage, const CascadeModel& model, const CudaOptions& options)> make;
+};
+
+// nullptr when the CUDA backend has no kernels for that kind.
+const CudaStageKind* find_cuda_stage_kind(std::string_view kind);
+
+CudaStageKind hog_svm_cuda_kind();  // hog_svm_kernels.cu
+
+}  // namespace cascadekit::cuda
