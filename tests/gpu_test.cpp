@@ -17,6 +17,7 @@
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "cascadekit/runtime/cuda_detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
@@ -311,6 +312,50 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     EXPECT_THROW(CudaDetector(lbp, DetectParams{}), DetectError);
     EXPECT_EQ(Detector::create(lbp, DetectParams{}, Backend::Auto)->backend_name(), "cpu");
     EXPECT_EQ(Detector::create(bar_model(), DetectParams{}, Backend::Auto)->backend_name(), "cuda");
+    // A device that does not exist is refused by number, not a CUDA error later.
+    try {
+        CudaDetector(bar_model(), DetectParams{}, CudaOptions{.device = 99});
+        ADD_FAILURE() << "device 99 accepted";
+    } catch (const DetectError& e) {
+        EXPECT_NE(std::string(e.what()).find("CUDA device 99 does not exist"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(CudaDetector::supports(lbp));
+    EXPECT_TRUE(CudaDetector::supports(bar_model()));
+}
+
+// The bulk runner on the GPU (detect_batch, frames in flight) gives the CPU runner's results, in
+// input order, with an unservable image reported at its own index.
+TEST(GpuBulk, GpuAndCpuBulkRunsGiveTheSameResultsInOrder) {
+    REQUIRE_GPU();
+    std::vector<GrayImage> images;
+    for (int i = 0; i < 21; ++i) images.push_back(blobby_image(120 + 37 * (i % 7), 200 + 23 * (i % 5), 100 + i));
+    images[9] = blobby_image(40, 60, 7);  // smaller than the window
+    auto run = [&](Backend b) {
+        BulkOptions o;
+        o.backend = b;
+        o.chunk = 8;
+        BulkDetector bulk(bar_model(), DetectParams{}, o);
+        EXPECT_EQ(bulk.backend_name(), b == Backend::Cuda ? "cuda" : "cpu");
+        std::vector<std::string> order;
+        std::vector<DetectResult> results;
+        bulk.run(
+            images.size(), [&](std::size_t i) { return BulkImage{images[i].view(), nullptr}; },
+            [&](std::size_t i, DetectResult&& r, const BulkImage&, double) {
+                order.push_back(std::to_string(i));
+                results.push_back(std::move(r));
+            },
+            [&](std::size_t i, const std::string& m) { order.push_back(std::to_string(i) + " failed: " + m.substr(0, 20)); });
+        return std::make_pair(order, results);
+    };
+    const auto cpu = run(Backend::Cpu), gpu = run(Backend::Cuda);
+    EXPECT_EQ(cpu.first, gpu.first);
+    ASSERT_EQ(cpu.second.size(), 20u);
+    ASSERT_EQ(gpu.second.size(), 20u);
+    for (std::size_t i = 0; i < 20; ++i) {
+        EXPECT_EQ(cpu.second[i].detections, gpu.second[i].detections) << i;
+        EXPECT_EQ(cpu.second[i].stats, gpu.second[i].stats) << i;
+    }
+    EXPECT_EQ(cpu.first[9], "9 failed: image 40x60 is small");
 }
 
 TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
