@@ -4,7 +4,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "cascadekit/trainer/evaluation.hpp"
+#include "cascadekit/eval/curves.hpp"
+#include "cascadekit/eval/annotated_images.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -107,4 +108,43 @@ TEST(Evaluation, ReadsPascalAnnotations) {
             EXPECT_NE(std::string(e.what()).find("bad.txt: " + message), std::string::npos) << e.what();
         }
     }
+}
+
+// An ignore region takes a detection out of the count: neither a hit nor a false positive.
+TEST(Evaluation, DetectionsOnIgnoreRegionsCountNeitherWay) {
+    ImageTruth im;
+    im.people = {{0, 0, 10, 20}};
+    im.ignore = {{100, 0, 10, 20}};
+    im.detections = {{{0, 0, 10, 20}, 0.9}, {{100, 0, 10, 20}, 0.8}, {{200, 0, 10, 20}, 0.7}};
+    const auto with = fppi_curve({im});
+    ASSERT_FALSE(with.empty());
+    EXPECT_DOUBLE_EQ(with.back().fp, 1.0);  // only the detection at x=200
+    EXPECT_DOUBLE_EQ(with.back().miss_rate, 0.0);
+    im.ignore.clear();
+    EXPECT_DOUBLE_EQ(fppi_curve({im}).back().fp, 2.0);
+}
+
+// INRIA's full-image layout: annotated positives first, then person-free negatives; either part
+// may be missing.
+TEST(Evaluation, InriaAndListReadersGiveImagesWithTheirBoxes) {
+    const auto dir = cascadekit::test::scratch_dir("eval_inria");
+    std::filesystem::create_directories(dir / "Test" / "pos");
+    std::filesystem::create_directories(dir / "Test" / "annotations");
+    std::filesystem::create_directories(dir / "Test" / "neg");
+    std::ofstream(dir / "Test" / "pos" / "p1.png") << "x";
+    std::ofstream(dir / "Test" / "neg" / "n1.jpg") << "x";
+    std::ofstream(dir / "Test" / "neg" / "n0.jpg") << "x";
+    std::ofstream(dir / "Test" / "annotations" / "p1.txt")
+        << "Bounding box for object 1 \"PASperson\" (Xmin, Ymin) - (Xmax, Ymax) : (10, 20) - (39, 99)\n";
+    const auto set = inria_images(dir, "Test");
+    ASSERT_EQ(set->size(), 3u);
+    EXPECT_EQ(set->at(0).image.filename(), "p1.png");
+    ASSERT_EQ(set->at(0).objects.size(), 1u);
+    EXPECT_EQ(set->at(0).objects[0], (Box{10, 20, 30, 80}));
+    EXPECT_EQ(set->at(1).image.filename(), "n0.jpg");
+    EXPECT_TRUE(set->at(2).objects.empty());
+    EXPECT_THROW(inria_images(dir, "Train"), std::runtime_error);
+    const auto list = annotated_list("held-out negatives", {{dir / "a.png", {}, {}}});
+    EXPECT_EQ(list->name(), "held-out negatives");
+    EXPECT_EQ(list->size(), 1u);
 }

@@ -349,7 +349,7 @@ TEST(Fusion, NmsKeepsTheBestOfOverlappingBoxes) {
     EXPECT_EQ(kept[0].x, 1);
     EXPECT_EQ(kept[1].x, 5);
     EXPECT_EQ(kept[2].x, 30);
-    EXPECT_NEAR(iou(raw[0], raw[1]), 90.0 / 110.0, 1e-12);
+    EXPECT_NEAR(iou(raw[0].box(), raw[1].box()), 90.0 / 110.0, 1e-12);
     FusionParams none;
     none.method = FusionMethod::None;
     EXPECT_EQ(fuse(raw, 64, 128, none), raw);

@@ -24,14 +24,6 @@ bool parse_fusion(const std::string& text, FusionMethod& out) {
     return false;
 }
 
-double iou(const Detection& a, const Detection& b) {
-    const double ix = std::max(0.0, std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x));
-    const double iy = std::max(0.0, std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y));
-    const double inter = ix * iy;
-    const double uni = a.w * a.h + b.w * b.h - inter;
-    return uni > 0.0 ? inter / uni : 0.0;
-}
-
 namespace {
 using Vec3 = std::array<double, 3>;
 
@@ -118,7 +110,7 @@ std::vector<Detection> fuse_nms(const std::vector<Detection>& raw, double iou_th
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return raw[a].score > raw[b].score; });
     std::vector<Detection> kept;
     for (std::size_t i : order) {
-        const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](const Detection& k) { return iou(k, raw[i]) > iou_threshold; });
+        const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](const Detection& k) { return iou(k.box(), raw[i].box()) > iou_threshold; });
         if (!suppressed) kept.push_back(raw[i]);
     }
     for (Detection& d : kept) d.level = -1;

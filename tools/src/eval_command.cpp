@@ -1,7 +1,4 @@
 #include <spdlog/spdlog.h>
-#include <tbb/enumerable_thread_specific.h>
-#include <tbb/task_arena.h>
-#include <tbb/parallel_for.h>
 
 #include <fstream>
 #include <mutex>
@@ -11,13 +8,10 @@
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/io/model_file.hpp"
-#include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
-#include "cascadekit/runtime/window_evaluator.hpp"
-#include "cascadekit/trainer/evaluation.hpp"
-#include "cascadekit/trainer/trainer.hpp"
+#include "cascadekit/eval/protocols.hpp"
+#include "cascadekit/trainer/data_selection.hpp"
 #include "commands.hpp"
-#include "configured_data.hpp"
 #include "image_files.hpp"
 #include "output_files.hpp"
 
@@ -26,11 +20,6 @@ namespace cascadekit::tools {
 
 namespace {
 namespace fs = std::filesystem;
-
-struct WindowScores {
-    std::vector<double> positives, negatives;
-    std::uint64_t negative_windows = 0;
-};
 
 nlohmann::json read_json(const std::string& file) {
     const std::string text = read_text_file(file, "JSON file");
@@ -43,71 +32,7 @@ nlohmann::json read_json(const std::string& file) {
 
 // The held-out data of the configuration's split.
 Dataset held_out(const TrainConfig& cfg) {
-    if (cfg.data.holdout_every == 0) throw std::runtime_error("the configuration holds nothing out (data.holdout_every: 0)");
-    if (cfg.data.split_file.empty() || !fs::exists(cfg.data.split_file))
-        throw std::runtime_error("held-out split " + cfg.data.split_file + " not found: train with this configuration first");
-    const Dataset all = configured_dataset(cfg);
-    return only(all, held_out_split(cfg, all));
-}
-
-WindowScores model_window_scores(const CascadeModel& m, const Dataset& test, const DetectParams& base, Backend backend,
-                                 DetectStats& stats) {
-    WindowScores ws;
-    const int S = static_cast<int>(m.stages.size());
-    ws.positives.resize(test.positives.size());
-    const CascadeEvaluator evaluator(m);
-    tbb::parallel_for(std::size_t{0}, test.positives.size(), [&](std::size_t i) {
-        GrayImage g = load_gray(test.positives[i].path);
-        if (test.positives[i].flip)
-            for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
-        LevelFeatures f;
-        compute_level_features(g, evaluator.needs(), f);
-        const WindowOutcome o = evaluator.evaluate(f, (g.width - m.window_width) / 2, (g.height - m.window_height) / 2);
-        ws.positives[i] = cascade_window_score(o.rejected_at < 0 ? S : o.rejected_at, o.score, S);
-    });
-    DetectParams p = base;
-    p.keep_rejected = true;
-    BulkOptions options;
-    options.backend = backend;
-    BulkDetector bulk(m, p, options);
-    const BulkTotals totals = bulk.run(
-        test.negatives.size(),
-        [&](std::size_t i) {
-            auto g = std::make_shared<GrayImage>(load_gray(test.negatives[i]));
-            return BulkImage{g->view(), g};
-        },
-        [&](std::size_t, DetectResult&& r, const BulkImage&, double) {
-            for (const Detection& d : r.detections) ws.negatives.push_back(cascade_window_score(d.stages_passed, d.score, S));
-        });
-    stats = totals.stats;
-    ws.negative_windows = stats.windows_scanned;
-    return ws;
-}
-
-std::vector<fs::path> pennfudan_images(const fs::path& root) {
-    std::vector<fs::path> out;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(root / "PNGImages", ec))
-        if (e.path().extension() == ".png") out.push_back(e.path());
-    if (ec || out.empty()) throw std::runtime_error((root / "PNGImages").string() + ": no PennFudan images found");
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-std::vector<Box> truth_for(const fs::path& root, const fs::path& image) {
-    return read_pascal_annotation((root / "Annotation" / (image.stem().string() + ".txt")).string());
-}
-
-// The image with `pad` pixels of replicated border on every side, so that windows may reach past
-// the image edge (people filling the frame need a window larger than the image; OpenCV's
-// detectMultiScale pads likewise).
-GrayImage pad_replicate(const GrayImage& g, int pad) {
-    if (pad <= 0) return g;
-    GrayImage out(g.width + 2 * pad, g.height + 2 * pad);
-    for (int y = 0; y < out.height; ++y)
-        for (int x = 0; x < out.width; ++x)
-            out.at(x, y) = g.at(std::clamp(x - pad, 0, g.width - 1), std::clamp(y - pad, 0, g.height - 1));
-    return out;
+    return held_out_dataset(cfg, data_root(), [](const std::string& n) { spdlog::info("{}", n); });
 }
 
 std::string csv(const std::vector<CurvePoint>& curve, const char* fp_name) {
@@ -144,8 +69,8 @@ int run_eval(const EvalOptions& o) {
             std::string pos, neg, pf;
             for (const auto& p : test.positives) pos += p.path.string() + "\n";
             for (const auto& n : test.negatives) neg += n.string() + "\n";
-            for (const auto& p : pennfudan_images(o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan)))
-                pf += p.string() + "\n";
+            const auto pennfudan = pennfudan_images(o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan));
+            for (std::size_t i = 0; i < pennfudan->size(); ++i) pf += pennfudan->at(i).image.string() + "\n";
             write_text_atomically(fs::path(o.write_lists) / "heldout-positives.txt", pos);
             write_text_atomically(fs::path(o.write_lists) / "heldout-negatives.txt", neg);
             write_text_atomically(fs::path(o.write_lists) / "pennfudan.txt", pf);
@@ -159,7 +84,8 @@ int run_eval(const EvalOptions& o) {
                 const Dataset test = held_out(load_train_config(o.config));
                 spdlog::info("{}: scoring {} held-out positive crops and every window of {} held-out negative images "
                              "(stride {}, scale step {})", label, test.positives.size(), test.negatives.size(), o.stride, o.scale_step);
-                ws = model_window_scores(*model, test, params, o.backend, stats);
+                ws = score_windows(*model, test, params, o.backend, load_gray);
+                stats = ws.stats;
             } else if (!o.window_scores.empty()) {
                 const auto j = read_json(o.window_scores);
                 ws.positives = j.at("positives").get<std::vector<double>>();
@@ -192,33 +118,27 @@ int run_eval(const EvalOptions& o) {
 
         if (!o.fppi.empty()) {
             const fs::path root = o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan);
-            const auto images = pennfudan_images(root);
-            std::vector<ImageTruth> truth(images.size());
-            std::size_t people = 0;
-            for (std::size_t i = 0; i < images.size(); ++i) people += (truth[i].people = truth_for(root, images[i])).size();
+            const auto set = pennfudan_images(root);
+            std::vector<ImageTruth> truth;
             if (model) {
-                BulkOptions options;
-                options.backend = o.backend;
-                BulkDetector bulk(*model, params, options);
-                std::vector<int> pads(images.size(), 0);
-                bulk.run(
-                    images.size(),
-                    [&](std::size_t i) {
-                        const GrayImage g = load_gray(images[i]);
-                        pads[i] = static_cast<int>(std::lround(o.pad * g.height));
-                        auto padded = std::make_shared<GrayImage>(pad_replicate(g, pads[i]));
-                        return BulkImage{padded->view(), padded};
-                    },
-                    [&](std::size_t i, DetectResult&& raw, const BulkImage&, double) {
-                        const auto fused = fuse(raw.detections, model->window_width, model->window_height, o.fusion);
-                        const int pad = pads[i];
-                        for (const Detection& d : fused) truth[i].detections.push_back({person_box(d.x - pad, d.y - pad, d.w, d.h), d.score});
-                    });
+                FullImageOptions fo;
+                fo.params = params;
+                fo.fusion = o.fusion;
+                fo.pad = o.pad;
+                fo.backend = o.backend;
+                truth = detect_annotated(*model, *set, fo, load_gray, person_box);
             } else if (!o.detections.empty()) {
-                const auto j = read_json(o.detections);
+                truth.resize(set->size());
                 std::map<std::string, std::size_t> by_stem;
-                for (std::size_t i = 0; i < images.size(); ++i) by_stem[images[i].stem().string()] = i;
-                const CascadeModel shape;  // the default 64x128 window: the raw windows' shape at scale 1
+                for (std::size_t i = 0; i < set->size(); ++i) {
+                    const AnnotatedImage a = set->at(i);
+                    truth[i].people = a.objects;
+                    truth[i].ignore = a.ignore;
+                    by_stem[a.image.stem().string()] = i;
+                }
+                const auto j = read_json(o.detections);
+                // Raw windows in a detections file are people windows at scale 1 (64x128).
+                const WindowShape shape = kPeopleWindow;
                 for (const auto& im : j.at("images")) {
                     const auto it = by_stem.find(fs::path(im.at("path").get<std::string>()).stem().string());
                     if (it == by_stem.end()) continue;
@@ -230,19 +150,21 @@ int run_eval(const EvalOptions& o) {
                         det.w = d.at("w");
                         det.h = d.at("h");
                         det.score = d.at("score").get<float>();
-                        det.scale = det.h / shape.window_height;
+                        det.scale = det.h / shape.height;
                         dets.push_back(det);
                     }
-                    if (o.fuse_detections) dets = fuse(dets, shape.window_width, shape.window_height, o.fusion);
+                    if (o.fuse_detections) dets = fuse(dets, shape.width, shape.height, o.fusion);
                     for (const Detection& d : dets) truth[it->second].detections.push_back({person_box(d.x, d.y, d.w, d.h), d.score});
                 }
             } else {
                 throw std::runtime_error("--fppi needs --model or --detections");
             }
+            std::size_t people = 0;
+            for (const ImageTruth& t : truth) people += t.people.size();
             const auto curve = fppi_curve(truth);
             write_text_atomically(o.fppi, csv(curve, "fppi"));
             std::printf("%s: PennFudan (%zu images, %zu people, padding %.2f): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
-                        label.c_str(), images.size(), people, o.pad, log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
+                        label.c_str(), truth.size(), people, o.pad, log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
                         miss_rate_at(curve, 1.0));
         }
         return kExitOk;

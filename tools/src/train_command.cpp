@@ -4,9 +4,9 @@
 
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/io/files.hpp"
+#include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "commands.hpp"
-#include "configured_data.hpp"
 #include "image_files.hpp"
 
 namespace cascadekit::tools {
@@ -42,43 +42,7 @@ public:
     void on_note(const std::string& text) override { spdlog::info("{}", text); }
 };
 
-std::filesystem::path under_data(const std::string& p) {
-    std::filesystem::path path(p);
-    return path.is_absolute() ? path : data_root() / path;
-}
 }  // namespace
-
-Dataset configured_dataset(const TrainConfig& cfg) {
-    Dataset all = cfg.data.layout == DataLayout::Inria ? load_inria(under_data(cfg.data.inria_root))
-                                        : load_lists(cfg.data.positives_list, cfg.data.negatives_list);
-    if (cfg.data.flip_positives) add_flipped_positives(all);
-    return all;
-}
-
-HeldOutSplit held_out_split(const TrainConfig& cfg, const Dataset& all) {
-    if (!cfg.data.split_file.empty() && std::filesystem::exists(cfg.data.split_file)) {
-        spdlog::info("held-out split from {}", cfg.data.split_file);
-        return read_split(cfg.data.split_file);
-    }
-    HeldOutSplit split = make_every_kth_split(all, cfg.data.holdout_every);
-    if (!cfg.data.split_file.empty()) {
-        if (auto parent = std::filesystem::path(cfg.data.split_file).parent_path(); !parent.empty())
-            std::filesystem::create_directories(parent);
-        write_split(split, cfg.data.split_file);
-        spdlog::info("wrote held-out split to {}", cfg.data.split_file);
-    }
-    return split;
-}
-
-Dataset training_dataset(const TrainConfig& cfg) {
-    const Dataset all = configured_dataset(cfg);
-    Dataset train = cfg.data.holdout_every > 0 ? without(all, held_out_split(cfg, all)) : all;
-    if (cfg.data.max_positives > 0 && train.positives.size() > static_cast<std::size_t>(cfg.data.max_positives))
-        train.positives.resize(static_cast<std::size_t>(cfg.data.max_positives));
-    if (cfg.data.max_negative_images > 0 && train.negatives.size() > static_cast<std::size_t>(cfg.data.max_negative_images))
-        train.negatives.resize(static_cast<std::size_t>(cfg.data.max_negative_images));
-    return train;
-}
 
 int run_train(const TrainCommandOptions& o) {
     try {
@@ -90,7 +54,7 @@ int run_train(const TrainCommandOptions& o) {
         // it is not part of the configuration's fingerprint: a CPU run may resume on the GPU.
         if (!o.backend.empty() && !parse_backend(o.backend, cfg.mining.backend))
             throw std::runtime_error("--backend must be auto, cpu or cuda, not '" + o.backend + "'");
-        const Dataset data = training_dataset(cfg);
+        const Dataset data = training_dataset(cfg, data_root(), [](const std::string& n) { spdlog::info("{}", n); });
         spdlog::info("training {} from {}: {} positives, {} negative images (seed {})", to_string(cfg.kind), o.config,
                      data.positives.size(), data.negatives.size(), cfg.seed);
         TrainOptions opt;

@@ -3,12 +3,19 @@
 // Only paths are handled here; decoding images is the caller's (tools/ uses OpenCV), so this
 // library stays free of image codecs.
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cascadekit/features/image.hpp"
+
 namespace cascadekit {
+
+// Decodes an image file to 8-bit gray; throws (any std::exception) naming the file on failure.
+// Called from several threads at once. (Codecs live in the caller: tools/ uses OpenCV.)
+using ImageLoader = std::function<GrayImage(const std::filesystem::path&)>;
 
 class DatasetError : public std::runtime_error {
 public:

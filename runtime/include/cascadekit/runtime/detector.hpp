@@ -41,6 +41,7 @@ struct Detection {
     int level = 0;  // pyramid level, -1 after fusion
     double scale = 1.0;
     int stages_passed = -1;  // number of stages the window passed (all of them when accepted)
+    Box box() const { return {x, y, w, h}; }
     friend bool operator==(const Detection&, const Detection&) = default;
 };
 

@@ -20,10 +20,6 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Decodes an image file to 8-bit gray; throws (any std::exception) naming the file on failure.
-// Called from several threads at once.
-using ImageLoader = std::function<GrayImage(const std::filesystem::path&)>;
-
 struct RoundReport {
     int stage = 0;      // 1-based
     int round = 0;      // learners in the stage so far

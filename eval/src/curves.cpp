@@ -1,13 +1,9 @@
-#include "cascadekit/trainer/evaluation.hpp"
+#include "cascadekit/eval/curves.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <regex>
-#include <sstream>
 #include <stdexcept>
 
-#include "cascadekit/io/files.hpp"
 #include "cascadekit/model/hog_svm_stage.hpp"
 
 namespace cascadekit {
@@ -50,13 +46,6 @@ double miss_rate_at(const std::vector<CurvePoint>& curve, double fp) {
     return best;
 }
 
-double iou(const Box& a, const Box& b) {
-    const double ix = std::max(0.0, std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x));
-    const double iy = std::max(0.0, std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y));
-    const double inter = ix * iy, uni = a.w * a.h + b.w * b.h - inter;
-    return uni > 0 ? inter / uni : 0.0;
-}
-
 Box person_box(double x, double y, double w, double h) {
     const double cx = x + w / 2, cy = y + h / 2, ph = 0.75 * h, pw = 0.38 * ph;
     return {cx - pw / 2, cy - ph / 2, pw, ph};
@@ -87,7 +76,12 @@ std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double
                 const double o = iou(im.detections[i].box, im.people[g]);
                 if (o >= best) best = o, match = static_cast<int>(g);
             }
-            if (match >= 0) taken[static_cast<std::size_t>(match)] = true;
+            if (match >= 0) {
+                taken[static_cast<std::size_t>(match)] = true;
+            } else if (std::any_of(im.ignore.begin(), im.ignore.end(),
+                                   [&](const Box& g) { return iou(im.detections[i].box, g) >= min_iou; })) {
+                continue;  // on an ignore region: neither a hit nor a false positive
+            }
             all.push_back({im.detections[i].score, match >= 0});
         }
     }
@@ -126,35 +120,6 @@ std::vector<StageRejection> rejection_profile(const CascadeModel& model, const D
         out.push_back({static_cast<int>(s) + 1, n, static_cast<double>(rejected) / windows, learners / windows});
     }
     if (!out.empty()) out.back().learners_per_window = static_cast<double>(stats.weak_evaluated) / windows;
-    return out;
-}
-
-std::vector<Box> read_pascal_annotation(const std::string& file) {
-    std::istringstream in(read_text_file(file, "annotation"));
-    static const std::regex box(R"(Bounding box for object \d+ "[^"]*" \(Xmin, Ymin\) - \(Xmax, Ymax\) : \((\d+), (\d+)\) - \((\d+), (\d+)\))");
-    std::vector<Box> out;
-    std::string line;
-    std::smatch m;
-    int number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        // std::regex recurses per character: a huge line could overflow the stack. PASCAL
-        // annotation lines are short; longer ones are refused, not matched.
-        if (line.size() > 1000)
-            throw std::runtime_error(file + ": line " + std::to_string(number) + " is " + std::to_string(line.size()) +
-                                     " characters long; not a PASCAL annotation");
-        if (std::regex_search(line, m, box)) {
-            double v[4];
-            for (int k = 0; k < 4; ++k) {
-                if (m[k + 1].length() > 9)
-                    throw std::runtime_error(file + ": line " + std::to_string(number) + ": coordinate out of range");
-                v[k] = std::stod(m[k + 1]);
-            }
-            if (v[2] < v[0] || v[3] < v[1])
-                throw std::runtime_error(file + ": line " + std::to_string(number) + ": box with Xmax < Xmin or Ymax < Ymin");
-            out.push_back({v[0], v[1], v[2] - v[0] + 1, v[3] - v[1] + 1});
-        }
-    }
     return out;
 }
 

@@ -1,11 +1,13 @@
 #pragma once
-// Evaluation protocols (Dalal & Triggs, CVPR 2005; Dollár et al., PAMI 2012): miss rate vs false positives per window (FPPW), miss
-// rate vs false positives per image (FPPI) with the log-average miss rate, and the per-stage
-// rejection profile. Pure computations on scores and boxes; tools/ feeds them.
+// The evaluation protocols' arithmetic (Dalal & Triggs, CVPR 2005; Dollár et al., PAMI 2012):
+// miss rate vs false positives per window (FPPW), miss rate vs false positives per image (FPPI)
+// with the log-average miss rate, and the per-stage rejection profile. Pure computations on
+// scores and boxes (protocols.hpp runs detectors to get them). Boxes are in image pixels.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cascadekit/features/geometry.hpp"
 #include "cascadekit/model/cascade.hpp"
 #include "cascadekit/runtime/detector.hpp"
 
@@ -34,11 +36,6 @@ std::vector<CurvePoint> fppw_curve(std::vector<double> positive_scores, std::vec
 // no threshold is that strict).
 double miss_rate_at(const std::vector<CurvePoint>& curve, double fp);
 
-struct Box {
-    double x = 0, y = 0, w = 0, h = 0;
-};
-double iou(const Box& a, const Box& b);
-
 // The person box a detection window stands for, the same rule for every 64×128 people detector:
 // INRIA's windows hold a person about 96 px tall (¾ of the window) centred, and PennFudan's 423
 // person boxes are on average 0.38 as wide as tall; so the box keeps the window's centre and is
@@ -50,12 +47,14 @@ struct ScoredBox {
     double score = 0;
 };
 struct ImageTruth {
-    std::vector<Box> people;
+    std::vector<Box> people;   // objects to find
+    std::vector<Box> ignore;   // regions where a detection counts neither way (crowds, tiny or cut objects)
     std::vector<ScoredBox> detections;
 };
 
 // Miss rate vs FPPI over images: at each threshold detections are matched greedily by score to
-// unmatched ground truth with IoU >= 0.5; unmatched detections are false positives.
+// unmatched ground truth with IoU >= min_iou; a detection that matches none but overlaps an
+// ignore region with IoU >= min_iou is dropped; other unmatched detections are false positives.
 std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double min_iou = 0.5);
 
 // Mean of log miss rates at 9 FPPI points evenly spaced in log space over [1e-2, 1], as a miss
@@ -72,9 +71,5 @@ struct StageRejection {
 // every window reaching them; for WaldBoost stages the split of their evaluations is unknown, so
 // their count is taken from stats.weak_evaluated once at the end.
 std::vector<StageRejection> rejection_profile(const CascadeModel& model, const DetectStats& stats);
-
-// Parses a PennFudan/PASCAL v1.00 annotation file's "Bounding box for object N ... (Xmin, Ymin) -
-// (Xmax, Ymax)" lines into boxes (pixel corners; w = Xmax − Xmin + 1). Throws std::runtime_error.
-std::vector<Box> read_pascal_annotation(const std::string& file);
 
 }  // namespace cascadekit

@@ -1,0 +1,47 @@
+#pragma once
+// Annotated image sets for full-image evaluation: images with the boxes of the objects to find
+// and of regions to ignore, in image pixels (top-left, size). One reader per layout; every
+// protocol takes the AnnotatedImages interface.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cascadekit/features/geometry.hpp"
+
+namespace cascadekit {
+
+struct AnnotatedImage {
+    std::filesystem::path image;
+    std::vector<Box> objects;  // to be found
+    std::vector<Box> ignore;   // detections here count neither as hits nor as false positives
+};
+
+class AnnotatedImages {
+public:
+    virtual ~AnnotatedImages() = default;
+    virtual std::string name() const = 0;  // for reports, e.g. "PennFudanPed"
+    virtual std::size_t size() const = 0;
+    // Image i with its boxes (read when asked: annotation files are parsed here, checked).
+    // Throws std::runtime_error naming the file when an annotation is damaged.
+    virtual AnnotatedImage at(std::size_t i) const = 0;
+};
+
+// PennFudanPed: ROOT/PNGImages/*.png with ROOT/Annotation/<stem>.txt (PASCAL v1.00), sorted by
+// name. Throws std::runtime_error naming the folder when it holds no images.
+std::unique_ptr<AnnotatedImages> pennfudan_images(const std::filesystem::path& root);
+
+// INRIA Person's full-image layout: ROOT/PART/pos/* with ROOT/PART/annotations/<stem>.txt
+// (PASCAL v1.00) and ROOT/PART/neg/* (person-free: no boxes), positives first, each sorted by
+// name; either folder may be missing (the training part here ships only neg/). Throws when
+// neither holds an image.
+std::unique_ptr<AnnotatedImages> inria_images(const std::filesystem::path& root, const std::string& part);
+
+// An explicit list (e.g. held-out negative images: no boxes).
+std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedImage> images);
+
+// Parses a PASCAL v1.00 annotation file's "Bounding box for object N ... (Xmin, Ymin) -
+// (Xmax, Ymax)" lines into boxes (pixel corners; w = Xmax − Xmin + 1). Throws std::runtime_error.
+std::vector<Box> read_pascal_annotation(const std::string& file);
+
+}  // namespace cascadekit

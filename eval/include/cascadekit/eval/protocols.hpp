@@ -1,0 +1,48 @@
+#pragma once
+// The evaluation protocols, run through the runtime's BulkDetector: window-level scores on
+// held-out crops and negative images (for FPPW and the rejection profile), and full-image
+// detections on an annotated set (for FPPI and the log-average miss rate). The CLI parses
+// options, calls these and prints; nothing here decodes images (callers pass an ImageLoader).
+#include <cstdint>
+#include <vector>
+
+#include "cascadekit/eval/annotated_images.hpp"
+#include "cascadekit/eval/curves.hpp"
+#include "cascadekit/io/dataset.hpp"
+#include "cascadekit/runtime/detector.hpp"
+#include "cascadekit/runtime/fusion.hpp"
+
+namespace cascadekit {
+
+struct WindowScores {
+    std::vector<double> positives, negatives;  // cascade_window_score of each window
+    std::uint64_t negative_windows = 0;
+    DetectStats stats;  // over the negative images
+};
+
+// Every held-out positive crop's centred window (mirrored where the crop says so) and every window
+// of every negative image (scan as `params` says), scored by cascade_window_score. Positives in
+// crop order, negatives in image then scan order: the same for any thread count and backend.
+WindowScores score_windows(const CascadeModel& model, const Dataset& test, const DetectParams& params, Backend backend,
+                           const ImageLoader& loader);
+
+struct FullImageOptions {
+    DetectParams params;
+    FusionParams fusion;
+    double pad = 0;  // replicated border on every side, as a share of the image height (reaches people cut by the frame)
+    Backend backend = Backend::Auto;
+};
+
+// Every image of the set through the detector (padded, fused), each detection turned into the
+// object box the window stands for by `to_box` (e.g. person_box), with the set's objects and
+// ignore regions: the input of fppi_curve. Annotations are all read first, so a damaged one
+// fails before any detection runs.
+std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& options,
+                                         const ImageLoader& loader, Box (*to_box)(double x, double y, double w, double h));
+
+// The image with `pad` pixels of replicated border on every side, so that windows may reach past
+// the image edge (people filling the frame need a window larger than the image; OpenCV's
+// detectMultiScale pads likewise).
+GrayImage pad_replicate(const GrayImage& image, int pad);
+
+}  // namespace cascadekit

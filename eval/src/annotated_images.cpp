@@ -1,0 +1,111 @@
+#include "cascadekit/eval/annotated_images.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "cascadekit/io/files.hpp"
+
+namespace cascadekit {
+
+namespace {
+namespace fs = std::filesystem;
+
+std::vector<fs::path> images_in(const fs::path& folder) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(folder, ec)) {
+        std::string ext = e.path().extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (ext == ".png" || ext == ".jpg" || ext == ".jpeg" || ext == ".ppm" || ext == ".pgm") out.push_back(e.path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Images whose boxes come from PASCAL files in `annotations` (empty path: no boxes).
+class PascalImages final : public AnnotatedImages {
+public:
+    struct Item {
+        fs::path image, annotation;
+    };
+    PascalImages(std::string name, std::vector<Item> items) : name_(std::move(name)), items_(std::move(items)) {}
+    std::string name() const override { return name_; }
+    std::size_t size() const override { return items_.size(); }
+    AnnotatedImage at(std::size_t i) const override {
+        AnnotatedImage a;
+        a.image = items_.at(i).image;
+        if (!items_[i].annotation.empty()) a.objects = read_pascal_annotation(items_[i].annotation.string());
+        return a;
+    }
+
+private:
+    std::string name_;
+    std::vector<Item> items_;
+};
+
+class ListImages final : public AnnotatedImages {
+public:
+    ListImages(std::string name, std::vector<AnnotatedImage> images) : name_(std::move(name)), images_(std::move(images)) {}
+    std::string name() const override { return name_; }
+    std::size_t size() const override { return images_.size(); }
+    AnnotatedImage at(std::size_t i) const override { return images_.at(i); }
+
+private:
+    std::string name_;
+    std::vector<AnnotatedImage> images_;
+};
+}  // namespace
+
+std::unique_ptr<AnnotatedImages> pennfudan_images(const fs::path& root) {
+    std::vector<PascalImages::Item> items;
+    for (const fs::path& p : images_in(root / "PNGImages"))
+        if (p.extension() == ".png") items.push_back({p, root / "Annotation" / (p.stem().string() + ".txt")});
+    if (items.empty()) throw std::runtime_error((root / "PNGImages").string() + ": no PennFudan images found");
+    return std::make_unique<PascalImages>("PennFudanPed", std::move(items));
+}
+
+std::unique_ptr<AnnotatedImages> inria_images(const fs::path& root, const std::string& part) {
+    std::vector<PascalImages::Item> items;
+    for (const fs::path& p : images_in(root / part / "pos"))
+        items.push_back({p, root / part / "annotations" / (p.stem().string() + ".txt")});
+    for (const fs::path& p : images_in(root / part / "neg")) items.push_back({p, {}});
+    if (items.empty()) throw std::runtime_error((root / part).string() + ": no INRIA images found (pos/ or neg/)");
+    return std::make_unique<PascalImages>("INRIA " + part, std::move(items));
+}
+
+std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedImage> images) {
+    return std::make_unique<ListImages>(std::move(name), std::move(images));
+}
+
+std::vector<Box> read_pascal_annotation(const std::string& file) {
+    std::istringstream in(read_text_file(file, "annotation"));
+    static const std::regex box(R"(Bounding box for object \d+ "[^"]*" \(Xmin, Ymin\) - \(Xmax, Ymax\) : \((\d+), (\d+)\) - \((\d+), (\d+)\))");
+    std::vector<Box> out;
+    std::string line;
+    std::smatch m;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        // std::regex recurses per character: a huge line could overflow the stack. PASCAL
+        // annotation lines are short; longer ones are refused, not matched.
+        if (line.size() > 1000)
+            throw std::runtime_error(file + ": line " + std::to_string(number) + " is " + std::to_string(line.size()) +
+                                     " characters long; not a PASCAL annotation");
+        if (std::regex_search(line, m, box)) {
+            double v[4];
+            for (int k = 0; k < 4; ++k) {
+                if (m[k + 1].length() > 9)
+                    throw std::runtime_error(file + ": line " + std::to_string(number) + ": coordinate out of range");
+                v[k] = std::stod(m[k + 1]);
+            }
+            if (v[2] < v[0] || v[3] < v[1])
+                throw std::runtime_error(file + ": line " + std::to_string(number) + ": box with Xmax < Xmin or Ymax < Ymin");
+            out.push_back({v[0], v[1], v[2] - v[0] + 1, v[3] - v[1] + 1});
+        }
+    }
+    return out;
+}
+
+}  // namespace cascadekit
