@@ -72,28 +72,33 @@ PnmImage read_pnm(const std::filesystem::path& path, std::int64_t max_pixels) {
     return decode_pnm(bytes, path, max_pixels);
 }
 
-void write_pnm(const std::filesystem::path& path, const ImageView& image) {
+std::vector<std::uint8_t> encode_pnm(const ImageView& image) {
     validate(image);
-    std::ofstream out(path, std::ios::binary);
     const int ch = image.channels == 1 ? 1 : 3;
-    out << (ch == 1 ? "P5\n" : "P6\n") << image.width << " " << image.height << "\n255\n";
-    std::vector<std::uint8_t> row(static_cast<std::size_t>(image.width) * ch);
+    const std::string header = std::string(ch == 1 ? "P5\n" : "P6\n") + std::to_string(image.width) + " " +
+                               std::to_string(image.height) + "\n255\n";
+    std::vector<std::uint8_t> out(header.begin(), header.end());
+    out.reserve(out.size() + static_cast<std::size_t>(image.width) * image.height * ch);
     for (int y = 0; y < image.height; ++y) {
         const std::uint8_t* src = image.data + y * image.stride;
         for (int x = 0; x < image.width; ++x) {
             const std::uint8_t* p = src + x * image.channels;
             if (ch == 1) {
-                row[static_cast<std::size_t>(x)] = p[0];
+                out.push_back(p[0]);
             } else {
                 const bool bgr = image.order == ChannelOrder::BGR;
-                row[3 * static_cast<std::size_t>(x)] = bgr ? p[2] : p[0];
-                row[3 * static_cast<std::size_t>(x) + 1] = p[1];
-                row[3 * static_cast<std::size_t>(x) + 2] = bgr ? p[0] : p[2];
+                out.push_back(bgr ? p[2] : p[0]);
+                out.push_back(p[1]);
+                out.push_back(bgr ? p[0] : p[2]);
             }
         }
-        out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size()));
     }
-    if (!out) throw std::runtime_error(path.string() + ": cannot write");
+    return out;
+}
+
+void write_pnm(const std::filesystem::path& path, const ImageView& image) {
+    const std::vector<std::uint8_t> bytes = encode_pnm(image);
+    write_file_atomically(path, bytes.data(), bytes.size());
 }
 
 }  // namespace cascadekit

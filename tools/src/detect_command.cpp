@@ -137,7 +137,7 @@ public:
         }
         const std::filesystem::path target = std::filesystem::path(o_.draw_dir) / (names_.take(stem) + ".png");
         try {
-            write_atomically(target, [&](const std::filesystem::path& tmp) { return write_image(tmp, canvas); });
+            write_image(target, canvas);
         } catch (const std::exception& e) {
             fail(path, e.what());
         }

@@ -87,16 +87,19 @@ GrayImage load_gray(const std::filesystem::path& path) {
     return to_gray({bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), 3, ChannelOrder::BGR});
 }
 
-bool write_image(const std::filesystem::path& path, const cv::Mat& bgr) {
+void write_image(const std::filesystem::path& path, const cv::Mat& bgr) {
+    std::vector<std::uint8_t> bytes;
     if (is_pnm_path(path)) {
-        write_pnm(path, {bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), bgr.channels(), ChannelOrder::BGR});
-        return true;
-    }
+        bytes = encode_pnm({bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), bgr.channels(), ChannelOrder::BGR});
+    } else {
 #if CASCADEKIT_TOOLS_CODECS
-    return cv::imwrite(path.string(), bgr);
+        if (!cv::imencode(path.extension().string(), bgr, bytes))
+            throw FileError(path, "cannot encode a " + path.extension().string() + " image");
 #else
-    return false;
+        throw FileError(path, "this build writes PGM/PPM images only (CASCADEKIT_TOOLS_CODECS=OFF)");
 #endif
+    }
+    write_file_atomically(path, bytes.data(), bytes.size());
 }
 
 std::filesystem::path data_root() {

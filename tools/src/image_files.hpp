@@ -32,7 +32,7 @@ cv::Mat read_bgr(const std::filesystem::path& path);
 GrayImage load_gray(const std::filesystem::path& path);
 
 // Encodes by the file's extension; false when it cannot. Not atomic (see output_files.hpp).
-bool write_image(const std::filesystem::path& path, const cv::Mat& bgr);
+void write_image(const std::filesystem::path& path, const cv::Mat& bgr);
 
 // $CASCADEKIT_DATA, else ../shared/data.
 std::filesystem::path data_root();

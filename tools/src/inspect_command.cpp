@@ -100,7 +100,7 @@ int run_inspect(const InspectOptions& o) {
             if (s < 1 || s > static_cast<int>(m.stages.size()))
                 throw std::runtime_error("--stages: the model has stages 1 to " + std::to_string(m.stages.size()) + ", not " + std::to_string(s));
         const cv::Mat canvas = draw_stages(m, o.stages);
-            write_atomically(o.draw, [&](const std::filesystem::path& tmp) { return write_image(tmp, canvas); });
+            write_image(o.draw, canvas);
             spdlog::info("wrote {}", o.draw);
         }
     } catch (const std::exception& e) {

@@ -1,6 +1,6 @@
 #pragma once
-// Writing outputs so that no reader ever sees a half-written file: write beside the target under
-// a temporary name, then rename into place.
+// Tool outputs go through io's one atomic writer (write_file_atomically: temporary file beside
+// the target, fsync, rename), so no reader ever sees a half-written file.
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -13,13 +13,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Calls write(temporary_path) and renames the result to target. The temporary path keeps the
-// target's extension (image encoders choose the format by it). Throws OutputError naming the
-// target when write returns false or the rename fails; the temporary file is removed.
-void write_atomically(const std::filesystem::path& target,
-                      const std::function<bool(const std::filesystem::path&)>& write);
-
-// write_atomically for text.
+// Text through write_file_atomically; throws OutputError with the OS's reason.
 void write_text_atomically(const std::filesystem::path& target, const std::string& text);
 
 }  // namespace cascadekit::tools

@@ -27,8 +27,9 @@ PnmImage read_pnm(const std::filesystem::path& path, std::int64_t max_pixels = k
 PnmImage decode_pnm(const std::vector<std::uint8_t>& bytes, const std::filesystem::path& path,
                     std::int64_t max_pixels = kDefaultMaxImagePixels);
 bool is_pnm_path(const std::filesystem::path& path);  // .pgm, .ppm or .pnm
-// Writes P5 for 1 channel, P6 for 3 or 4 (alpha dropped); BGR views are written as RGB.
-// Not atomic by itself: callers write to a temporary name and rename.
+// P5 for 1 channel, P6 for 3 or 4 (alpha dropped); BGR views are written as RGB.
+std::vector<std::uint8_t> encode_pnm(const ImageView& image);
+// encode_pnm written with write_file_atomically (files.hpp); throws FileError.
 void write_pnm(const std::filesystem::path& path, const ImageView& image);
 
 }  // namespace cascadekit
