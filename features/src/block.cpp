@@ -4,23 +4,8 @@
 
 namespace cascadekit {
 
-std::string_view to_string(BlockNorm norm) {
-    switch (norm) {
-        case BlockNorm::L2: return "l2";
-        case BlockNorm::L2Hys: return "l2-hys";
-        case BlockNorm::L1Sqrt: return "l1-sqrt";
-    }
-    return "?";
-}
-
-bool parse_block_norm(std::string_view text, BlockNorm& out) {
-    for (BlockNorm n : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt})
-        if (text == to_string(n)) {
-            out = n;
-            return true;
-        }
-    return false;
-}
+std::string_view to_string(BlockNorm norm) { return kBlockNormNames.name(norm); }
+bool parse_block_norm(std::string_view text, BlockNorm& out) { return kBlockNormNames.parse(text, out); }
 
 void normalise_block(BlockDescriptor& v, const HogParams& params) {
     block_math::normalise(v.data(), params.norm, params.epsilon, params.hys_clip);

@@ -23,23 +23,8 @@ void validate(const DetectParams& p) {
         throw std::invalid_argument("max scale must be 0 (no limit) or >= min scale, got " + std::to_string(p.max_scale));
 }
 
-std::string to_string(Backend b) {
-    switch (b) {
-        case Backend::Auto: return "auto";
-        case Backend::Cpu: return "cpu";
-        case Backend::Cuda: return "cuda";
-    }
-    return "?";
-}
-
-bool parse_backend(const std::string& text, Backend& out) {
-    for (Backend b : {Backend::Auto, Backend::Cpu, Backend::Cuda})
-        if (text == to_string(b)) {
-            out = b;
-            return true;
-        }
-    return false;
-}
+std::string to_string(Backend b) { return std::string(kBackendNames.name(b)); }
+bool parse_backend(const std::string& text, Backend& out) { return kBackendNames.parse(text, out); }
 
 std::vector<DetectResult> Detector::detect_batch(const std::vector<ImageView>& images, int /*in_flight*/) {
     std::vector<DetectResult> out;

@@ -6,23 +6,8 @@
 
 namespace cascadekit {
 
-std::string to_string(FusionMethod m) {
-    switch (m) {
-        case FusionMethod::MeanShift: return "meanshift";
-        case FusionMethod::Nms: return "nms";
-        case FusionMethod::None: return "none";
-    }
-    return "?";
-}
-
-bool parse_fusion(const std::string& text, FusionMethod& out) {
-    for (FusionMethod m : {FusionMethod::MeanShift, FusionMethod::Nms, FusionMethod::None})
-        if (text == to_string(m)) {
-            out = m;
-            return true;
-        }
-    return false;
-}
+std::string to_string(FusionMethod m) { return std::string(kFusionNames.name(m)); }
+bool parse_fusion(const std::string& text, FusionMethod& out) { return kFusionNames.parse(text, out); }
 
 namespace {
 using Vec3 = std::array<double, 3>;

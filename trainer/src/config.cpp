@@ -112,12 +112,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("mining.backend", backend);
     r.reject_unknown();
 
-    if (kind == "cascade") c.kind = TrainKind::Cascade;
-    else if (kind == "dense") c.kind = TrainKind::Dense;
-    else r.fail("kind", "must be cascade or dense, not '" + kind + "'");
-    if (layout == "inria") d.layout = DataLayout::Inria;
-    else if (layout == "lists") d.layout = DataLayout::Lists;
-    else r.fail("data.layout", "must be inria or lists");
+    if (!kTrainKindNames.parse(kind, c.kind)) r.fail("kind", "must be " + kTrainKindNames.choices() + ", not '" + kind + "'");
+    if (!kDataLayoutNames.parse(layout, d.layout)) r.fail("data.layout", "must be " + kDataLayoutNames.choices());
     if (d.layout == DataLayout::Lists && (d.positives_list.empty() || d.negatives_list.empty()))
         r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
     if (d.holdout_every != 0 && d.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
@@ -128,7 +124,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         r.fail("window.width", "window " + std::to_string(c.window.width) + "x" + std::to_string(c.window.height) +
                                    " has more than " + std::to_string(kMaxExactRectArea) +
                                    " pixels, the largest whose HoG sums are exact");
-    if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be l2, l2-hys or l1-sqrt");
+    if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be " + kBlockNormNames.choices());
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
     if (b.pool != "zhu" && b.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");
@@ -142,12 +138,10 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         r.fail("boosting.max_learners_per_stage", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (b.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
     if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
-    if (weighting == "resample") c.svm.weighting = SvmWeighting::Resample;
-    else if (weighting == "select") c.svm.weighting = SvmWeighting::Select;
-    else r.fail("svm.weighting", "must be resample or select");
+    if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");
     if (!(c.mining.scale_step > 1) || c.mining.scale_step > 10) r.fail("mining.scale_step", "must be in (1, 10]");
-    if (!parse_backend(backend, c.mining.backend)) r.fail("mining.backend", "must be auto, cpu or cuda");
+    if (!parse_backend(backend, c.mining.backend)) r.fail("mining.backend", "must be " + kBackendNames.choices());
     if (c.dense.random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
     if (c.dense.max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
     if (c.kind == TrainKind::Cascade && find_stage_trainer(b.stage_kind) == nullptr)
@@ -166,7 +160,7 @@ TrainConfig load_train_config(const std::string& file) {
     return parse_train_config(std::string(bytes.begin(), bytes.end()), file);
 }
 
-std::string to_string(TrainKind kind) { return kind == TrainKind::Dense ? "dense" : "cascade"; }
+std::string to_string(TrainKind kind) { return std::string(kTrainKindNames.name(kind)); }
 
 std::uint64_t config_fingerprint(const TrainConfig& c) {
     std::uint64_t h = 1469598103934665603ull;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "cascadekit/features/enum_names.hpp"
 #include "cascadekit/features/geometry.hpp"
 #include "cascadekit/features/integral_histogram.hpp"
 
@@ -21,6 +22,8 @@ enum class BlockNorm {
     L2Hys,  // L2, clip every component at hys_clip, L2 again with ε = kHysRenormEpsilon (Dalal & Triggs)
     L1Sqrt  // sqrt(v / (‖v‖₁ + ε))
 };
+inline constexpr EnumNames<BlockNorm, 3> kBlockNormNames{
+    {{{BlockNorm::L2, "l2"}, {BlockNorm::L2Hys, "l2-hys"}, {BlockNorm::L1Sqrt, "l1-sqrt"}}}};
 std::string_view to_string(BlockNorm norm);
 // Parses "l2", "l2-hys", "l1-sqrt"; returns false for anything else.
 bool parse_block_norm(std::string_view text, BlockNorm& out);

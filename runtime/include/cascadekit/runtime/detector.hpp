@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cascadekit/features/enum_names.hpp"
 #include "cascadekit/features/image.hpp"
 #include "cascadekit/model/cascade.hpp"
 
@@ -79,6 +80,7 @@ public:
 };
 
 enum class Backend { Auto, Cpu, Cuda };
+inline constexpr EnumNames<Backend, 3> kBackendNames{{{{Backend::Auto, "auto"}, {Backend::Cpu, "cpu"}, {Backend::Cuda, "cuda"}}}};
 std::string to_string(Backend backend);
 bool parse_backend(const std::string& text, Backend& out);
 

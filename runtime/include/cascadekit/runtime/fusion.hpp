@@ -9,6 +9,8 @@
 namespace cascadekit {
 
 enum class FusionMethod { MeanShift, Nms, None };
+inline constexpr EnumNames<FusionMethod, 3> kFusionNames{
+    {{{FusionMethod::MeanShift, "meanshift"}, {FusionMethod::Nms, "nms"}, {FusionMethod::None, "none"}}}};
 std::string to_string(FusionMethod method);
 bool parse_fusion(const std::string& text, FusionMethod& out);
 

@@ -20,11 +20,15 @@ enum class TrainKind {
     Cascade,  // boosted stages (Zhu et al., CVPR 2006; Bilgiç, MIT 2010), trained by the stage-generic loop
     Dense     // Dalal & Triggs' single SVM on every block, one round of bootstrapping
 };
+inline constexpr EnumNames<TrainKind, 2> kTrainKindNames{{{{TrainKind::Cascade, "cascade"}, {TrainKind::Dense, "dense"}}}};
 enum class DataLayout { Inria, Lists };
+inline constexpr EnumNames<DataLayout, 2> kDataLayoutNames{{{{DataLayout::Inria, "inria"}, {DataLayout::Lists, "lists"}}}};
 enum class SvmWeighting {
     Resample,  // each round trains the candidate SVMs on a weighted resample of the training set
     Select     // SVMs see every sample once; AdaBoost weights only choose the best candidate
 };
+inline constexpr EnumNames<SvmWeighting, 2> kSvmWeightingNames{
+    {{{SvmWeighting::Resample, "resample"}, {SvmWeighting::Select, "select"}}}};
 
 struct DataConfig {
     DataLayout layout = DataLayout::Inria;
