@@ -1,5 +1,5 @@
 #pragma once
-// Reading and writing cascade models as HDF5 files, schema version 2 (io/README.md): an HDF5
+// Reading and writing cascade models as HDF5 files, schema version 2 (docs/model-file.md): an HDF5
 // file whose 512-byte user block holds an integrity header (magic, schema version, length and
 // SHA-256 of everything after it), checked with plain file I/O before libhdf5 sees a byte.
 #include <cstdint>
