@@ -28,6 +28,7 @@ struct WindowShape {
 // The people detectors' window (INRIA, Dalal & Triggs).
 inline constexpr WindowShape kPeopleWindow{64, 128};
 
+// Thread safety: a value; const access from any number of threads.
 struct CascadeModel {
     int window_width = kPeopleWindow.width;
     int window_height = kPeopleWindow.height;

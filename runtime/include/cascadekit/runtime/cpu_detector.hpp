@@ -7,9 +7,13 @@
 
 namespace cascadekit {
 
+// Thread safety: as Detector (one detect() at a time per object; it parallelises inside).
 class CpuDetector final : public Detector {
 public:
+    // Validates model and params (ModelError / std::invalid_argument); throws
+    // std::invalid_argument naming the stage when a stage kind has no CPU evaluator.
     CpuDetector(CascadeModel model, DetectParams params);
+    // Detections in input pixels, ordered by level, then y, then x (the CUDA backend's order too).
     DetectResult detect(const ImageView& image) override;
     std::string backend_name() const override { return "cpu"; }
     const CascadeModel& model() const override { return model_; }

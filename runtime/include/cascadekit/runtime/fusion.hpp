@@ -1,5 +1,6 @@
 #pragma once
-// Fusing overlapping detections (Bilgiç, MIT 2010; Dalal, PhD thesis 2006).
+// Fusing overlapping detections (Bilgiç, MIT 2010; Dalal, PhD thesis 2006). Boxes in input
+// pixels; pure functions of their input (thread-safe, deterministic: ties keep input order).
 #include <cmath>
 #include <string>
 #include <vector>

@@ -85,7 +85,8 @@ struct TrainConfig {
 std::string to_string(TrainKind kind);
 
 // Parses and validates; unknown keys and out-of-range values throw ConfigError naming `origin`
-// (the file) and the key.
+// (the file) and the key. Units: window in pixels; hog.epsilon in gray levels of summed gradient
+// magnitude; mining.stride in level pixels; rates (d_min, f_max, F_target) as fractions.
 TrainConfig parse_train_config(const std::string& yaml_text, const std::string& origin);
 // Reads at most kMaxConfigBytes of a regular file. Every value is checked: types, ranges (finite
 // reals only), unknown and duplicated keys; ConfigError names the file and the key.

@@ -12,7 +12,9 @@ struct LinearSvm {
 };
 
 // features: rows × dims, row-major; labels: +1 / −1 per row; rows: which rows to train on
-// (repeats allowed: weighted resampling). Throws std::runtime_error if LIBLINEAR refuses.
+// (repeats allowed: weighted resampling); C > 0. Requires features.size() == labels.size() × dims
+// and every row index < labels.size(). Thread-safe (no shared state). Throws std::runtime_error
+// if LIBLINEAR refuses.
 LinearSvm train_linear_svm(const std::vector<float>& features, int dims, const std::vector<int>& labels,
                            const std::vector<int>& rows, double C);
 

@@ -76,8 +76,12 @@ struct TrainSummary {
     std::string stop_reason;
 };
 
-// Trains per config.kind on `data` (already without its held-out part). Throws TrainError,
-// ConfigError or DatasetError with a message naming what is wrong.
+// Trains per config.kind on `data` (already without its held-out part). Requires: a config from
+// parse_train_config (checked), non-empty positives and negatives. Ensures: the model and its
+// checkpoint (options.state_file) are written atomically after every round; the same config,
+// data and seed give the same model bytes for any thread count and any number of interruptions.
+// Blocks the calling thread; parallel inside (TBB). Throws TrainError, ConfigError or
+// DatasetError with a message naming what is wrong.
 TrainSummary train(const TrainConfig& config, const Dataset& data, const ImageLoader& loader,
                    const TrainOptions& options, TrainObserver& observer);
 
