@@ -245,6 +245,15 @@ TEST(StageKinds, TheBulkRunnerRunsItAndKeepsInputOrderForAnyThreadCount) {
     EXPECT_THROW(bulk.run(images.size(), [&](std::size_t i) { return BulkImage{images[i].view(), nullptr}; },
                           [](std::size_t, DetectResult&&, const BulkImage&, double) {}),
                  DetectError);
+    // A device failure is never an image's failure: it stops the run even with a handler.
+    EXPECT_THROW(bulk.run(
+                     images.size(),
+                     [&](std::size_t i) {
+                         if (i == 3) throw DeviceError("device lost");
+                         return BulkImage{images[i].view(), nullptr};
+                     },
+                     [](std::size_t, DetectResult&&, const BulkImage&, double) {}, [](std::size_t, const std::string&) {}),
+                 DeviceError);
 }
 
 TEST(StageKinds, TheTrainingLoopTrainsItWithMiningCheckpointsAndExactResume) {
