@@ -10,9 +10,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         const cascadekit::TrainConfig c =
             cascadekit::parse_train_config(std::string(reinterpret_cast<const char*>(data), size), "fuzz.yaml");
-        if (!std::isfinite(c.hog.epsilon) || !(c.hog.epsilon > 0) || !std::isfinite(c.mining_scale_step) ||
-            c.max_positives < 0 || c.window_width < 8 || c.window_height < 8 ||
-            std::int64_t{c.window_width} * c.window_height > 46522)
+        if (!std::isfinite(c.hog.epsilon) || !(c.hog.epsilon > 0) || !std::isfinite(c.mining.scale_step) ||
+            c.data.max_positives < 0 || c.window.width < 8 || c.window.height < 8 ||
+            std::int64_t{c.window.width} * c.window.height > 46522)
             __builtin_trap();
     } catch (const cascadekit::ConfigError&) {
     }

@@ -11,6 +11,8 @@
 
 #include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
+#include "cascadekit/model/waldboost_lbp_stage.hpp"
 #include "cascadekit/runtime/detector.hpp"
 
 using namespace cascadekit;
