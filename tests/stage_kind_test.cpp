@@ -205,11 +205,13 @@ TEST(StageKinds, TheBulkRunnerRunsItAndKeepsInputOrderForAnyThreadCount) {
     for (int i = 0; i < 19; ++i) images.push_back(blobby_image(100 + 13 * (i % 5), 150 + 29 * (i % 3), 200 + i));
     images[4] = blobby_image(30, 30, 1);  // smaller than the window: a failure at its own index
     const CascadeModel m = hybrid(90.0f);
-    auto run = [&](int threads, std::size_t chunk) {
+    auto run = [&](int threads, std::size_t chunk, double alone_megapixels = 0, double chunk_megapixels = 64) {
         tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
         BulkOptions o;
         o.backend = Backend::Cpu;
         o.chunk = chunk;
+        o.alone_megapixels = alone_megapixels;
+        o.max_chunk_megapixels = chunk_megapixels;
         BulkDetector bulk(m, DetectParams{}, o);
         std::vector<std::string> log;
         std::vector<DetectResult> results;
@@ -226,7 +228,11 @@ TEST(StageKinds, TheBulkRunnerRunsItAndKeepsInputOrderForAnyThreadCount) {
         return std::make_pair(log, results);
     };
     const auto one = run(1, 4), many = run(16, 0);
+    // Every image alone on one detector, and chunks of one or two images by the pixel budget.
+    const auto alone = run(4, 0, 1e-9), small_chunks = run(4, 0, 0, 0.05);
     EXPECT_EQ(one.first, many.first);
+    EXPECT_EQ(one.first, alone.first);
+    EXPECT_EQ(one.first, small_chunks.first);
     ASSERT_EQ(one.first.size(), images.size());
     EXPECT_EQ(one.first[4], "4: image 30x30");
     EXPECT_EQ(one.first[5], "5");
@@ -238,6 +244,8 @@ TEST(StageKinds, TheBulkRunnerRunsItAndKeepsInputOrderForAnyThreadCount) {
         EXPECT_EQ(one.second[k].detections, want.detections) << i;
         EXPECT_EQ(one.second[k].stats, want.stats) << i;
         EXPECT_EQ(many.second[k].detections, want.detections) << i;
+        EXPECT_EQ(alone.second[k].detections, want.detections) << i;
+        EXPECT_EQ(small_chunks.second[k].stats, want.stats) << i;
         ++k;
     }
     // Without a failure handler the first failure is rethrown, as a DetectError.

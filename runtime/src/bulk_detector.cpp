@@ -4,6 +4,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <variant>
@@ -49,8 +50,10 @@ void add(DetectStats& total, const DetectStats& s) {
 
 BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed) {
     Impl& im = *impl_;
-    const std::size_t chunk = im.options.chunk > 0 ? im.options.chunk
-                                                   : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    const std::size_t most = im.options.chunk > 0 ? im.options.chunk
+                                                  : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    const double budget = std::max(im.options.max_chunk_megapixels, 0.0) * 1e6;
+    const double alone = (im.options.alone_megapixels > 0 ? im.options.alone_megapixels : im.batched ? 16.0 : 1.0) * 1e6;
     BulkTotals totals;
     totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
     using Clock = std::chrono::steady_clock;
@@ -58,8 +61,26 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
     std::vector<BulkImage> images;
     std::vector<Outcome> outcomes;
     std::vector<double> ms;
-    for (std::size_t begin = 0; begin < count; begin += chunk) {
-        const std::size_t n = std::min(chunk, count - begin);
+    // One image on the first detector, alone (it parallelises inside).
+    auto detect_alone = [&](std::size_t k) {
+        try {
+            const auto t0 = Clock::now();
+            outcomes[k] = im.first->detect(images[k].view);
+            ms[k] = ms_since(t0);
+        } catch (const DeviceError&) {
+            throw;
+        } catch (const DetectError& e) {
+            outcomes[k] = std::string(e.what());
+        } catch (const std::invalid_argument& e) {  // an invalid image view
+            outcomes[k] = std::string(e.what());
+        }
+    };
+    double largest = 0;  // pixels of the largest image loaded so far: sizes the next chunk
+    for (std::size_t begin = 0; begin < count;) {
+        // Loaded images of a chunk stay within max_chunk_megapixels (by the largest seen; the
+        // first chunk is one image, to see one).
+        std::size_t n = largest > 0 ? static_cast<std::size_t>(std::clamp(budget / largest, 1.0, static_cast<double>(most))) : 1;
+        n = std::min(n, count - begin);
         images.assign(n, {});
         outcomes.assign(n, {});
         ms.assign(n, 0.0);
@@ -73,20 +94,28 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                 outcomes[k] = std::string(e.what());
             }
         });
+        // Large images run alone, one after another; the others together.
+        std::vector<std::size_t> together, apart;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!std::holds_alternative<std::monostate>(outcomes[k])) continue;
+            const double pixels = static_cast<double>(images[k].view.width) * std::max(images[k].view.height, 0);
+            largest = std::max(largest, pixels);
+            (pixels >= alone ? apart : together).push_back(k);
+        }
+        for (std::size_t k : apart) detect_alone(k);
         if (im.batched) {
             std::vector<ImageView> views;
             std::vector<std::size_t> slot;
-            for (std::size_t k = 0; k < n; ++k)
-                if (std::holds_alternative<std::monostate>(outcomes[k])) {
-                    try {
-                        validate(images[k].view);
-                    } catch (const std::exception& e) {
-                        outcomes[k] = std::string(e.what());
-                        continue;
-                    }
-                    views.push_back(images[k].view);
-                    slot.push_back(k);
+            for (std::size_t k : together) {
+                try {
+                    validate(images[k].view);
+                } catch (const std::exception& e) {
+                    outcomes[k] = std::string(e.what());
+                    continue;
                 }
+                views.push_back(images[k].view);
+                slot.push_back(k);
+            }
             try {
                 const auto t0 = Clock::now();
                 auto results = im.first->detect_batch(views, im.options.in_flight);
@@ -98,20 +127,11 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             } catch (const DeviceError&) {
                 throw;
             } catch (const DetectError&) {
-                // One frame of the batch cannot be served: find which, frame by frame.
-                for (std::size_t j = 0; j < slot.size(); ++j) {
-                    try {
-                        const auto t0 = Clock::now();
-                        outcomes[slot[j]] = im.first->detect(views[j]);
-                        ms[slot[j]] = ms_since(t0);
-                    } catch (const DetectError& e) {
-                        outcomes[slot[j]] = std::string(e.what());
-                    }
-                }
+                for (std::size_t k : slot) detect_alone(k);  // one frame cannot be served: find which
             }
         } else {
-            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
-                if (!std::holds_alternative<std::monostate>(outcomes[k])) return;
+            tbb::parallel_for(std::size_t{0}, together.size(), [&](std::size_t j) {
+                const std::size_t k = together[j];
                 Detector& det = *im.per_thread.local();
                 try {
                     const auto t0 = Clock::now();
@@ -137,6 +157,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             }
             images[k] = {};  // its pixels are no longer needed
         }
+        begin += n;
     }
     return totals;
 }

@@ -18,11 +18,17 @@
 
 namespace cascadekit {
 
+// Memory stays bounded whatever the images' sizes: a chunk of images is loaded at a time, as
+// many as fit max_chunk_megapixels by the largest image seen so far (at least one, at most
+// `chunk`), and images of alone_megapixels or more are detected one at a time on one detector
+// (which parallelises inside) rather than one per thread or several in flight.
 struct BulkOptions {
     Backend backend = Backend::Auto;
-    int device = 0;          // CUDA device index
-    int in_flight = 4;       // CUDA frames in flight (detect_batch)
-    std::size_t chunk = 0;   // images loaded and detected together; 0 = 8 per worker thread
+    int device = 0;                     // CUDA device index
+    int in_flight = 4;                  // CUDA frames in flight (detect_batch)
+    std::size_t chunk = 0;              // most images loaded and detected together; 0 = 8 per worker thread
+    double max_chunk_megapixels = 64;   // pixels loaded at once (by the largest image seen)
+    double alone_megapixels = 0;        // 0: 1 on the CPU, 16 on the GPU
 };
 
 // An image to detect in, and whatever keeps its pixels alive (null when the caller owns them).
@@ -36,6 +42,7 @@ struct BulkTotals {
     DetectStats stats;  // summed over the images that were served (rejected_per_stage per stage)
 };
 
+// Thread safety: one run() at a time per BulkDetector; run() parallelises inside.
 class BulkDetector {
 public:
     // Validates and builds the detector(s) now: a bad model, parameters or backend throw here.
