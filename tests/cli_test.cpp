@@ -235,3 +235,17 @@ TEST(Cli, TrainResumeInspectAndEvaluate) {
     EXPECT_EQ(cascade("eval --fppw x.csv", dir).code, 1);
     EXPECT_EQ(cascade("train --config " + q(dir / "cfg.yaml") + " --out " + q(dir / "m2.h5") + " --resume", dir).code, 1);
 }
+
+// --device is checked: a CUDA device that does not exist is refused by number (CPU builds: the
+// CUDA backend is absent, said as much); with --backend cpu the option is accepted and ignored.
+TEST(Cli, DeviceOptionIsCheckedAndIgnoredOnTheCpu) {
+    const auto scene = make_scene("cli_device");
+    const auto cpu = cascade("detect --backend cpu --device 3 --model " + q(scene.model) + " " + q(scene.image), scene.dir);
+    EXPECT_EQ(cpu.code, 0) << cpu.err;
+    const auto cuda = cascade("detect --backend cuda --device 99 --model " + q(scene.model) + " " + q(scene.image), scene.dir);
+    EXPECT_EQ(cuda.code, 1) << cuda.err;
+    EXPECT_TRUE(cuda.err.find("CUDA device 99 does not exist") != std::string::npos ||
+                cuda.err.find("CUDA backend") != std::string::npos)
+        << cuda.err;
+    EXPECT_EQ(cascade("detect --device -1 --model " + q(scene.model) + " " + q(scene.image), scene.dir).code, 1);
+}

@@ -10,7 +10,7 @@
 
 namespace cascadekit {
 
-WindowScores score_windows(const CascadeModel& m, const Dataset& test, const DetectParams& base, Backend backend,
+WindowScores score_windows(const CascadeModel& m, const Dataset& test, const DetectParams& base, const BulkOptions& options,
                            const ImageLoader& loader) {
     WindowScores ws;
     const int S = static_cast<int>(m.stages.size());
@@ -27,8 +27,6 @@ WindowScores score_windows(const CascadeModel& m, const Dataset& test, const Det
     });
     DetectParams p = base;
     p.keep_rejected = true;
-    BulkOptions options;
-    options.backend = backend;
     BulkDetector bulk(m, p, options);
     const BulkTotals totals = bulk.run(
         test.negatives.size(),
@@ -62,9 +60,7 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
         truth[i].people = images[i].objects;
         truth[i].ignore = images[i].ignore;
     }
-    BulkOptions options;
-    options.backend = o.backend;
-    BulkDetector bulk(model, o.params, options);
+    BulkDetector bulk(model, o.params, o.bulk);
     std::vector<int> pads(images.size(), 0);
     bulk.run(
         images.size(),

@@ -20,6 +20,7 @@ struct DetectOptions {
     DetectParams params;
     FusionParams fusion;
     Backend backend = Backend::Auto;
+    int device = 0;           // CUDA device
     std::string json;         // empty: no JSON
     std::string draw_dir;     // empty: no drawings
     long long max_frames = 0; // per video; 0 = all
@@ -48,6 +49,7 @@ struct EvalOptions {
     double pad = 0.25;  // PennFudan: replicated border on every side, as a share of the image height
     FusionParams fusion;  // PennFudan: how windows are fused (method from --fuse, default nms)
     Backend backend = Backend::Auto;  // detector for --model scans
+    int device = 0;                   // its CUDA device
 };
 int run_eval(const EvalOptions& options);
 

@@ -260,6 +260,7 @@ int run_detect(const DetectOptions& o) {
         const CascadeModel model = load_model(o.model);
         BulkOptions bo;
         bo.backend = o.backend;
+        bo.device = o.device;
         bulk = std::make_unique<BulkDetector>(model, o.params, bo);
         prepare_outputs(o);
     } catch (const std::exception& e) {

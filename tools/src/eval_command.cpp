@@ -84,7 +84,10 @@ int run_eval(const EvalOptions& o) {
                 const Dataset test = held_out(load_train_config(o.config));
                 spdlog::info("{}: scoring {} held-out positive crops and every window of {} held-out negative images "
                              "(stride {}, scale step {})", label, test.positives.size(), test.negatives.size(), o.stride, o.scale_step);
-                ws = score_windows(*model, test, params, o.backend, load_gray);
+                BulkOptions bulk;
+                bulk.backend = o.backend;
+                bulk.device = o.device;
+                ws = score_windows(*model, test, params, bulk, load_gray);
                 stats = ws.stats;
             } else if (!o.window_scores.empty()) {
                 const auto j = read_json(o.window_scores);
@@ -125,7 +128,8 @@ int run_eval(const EvalOptions& o) {
                 fo.params = params;
                 fo.fusion = o.fusion;
                 fo.pad = o.pad;
-                fo.backend = o.backend;
+                fo.bulk.backend = o.backend;
+                fo.bulk.device = o.device;
                 truth = detect_annotated(*model, *set, fo, load_gray, person_box);
             } else if (!o.detections.empty()) {
                 truth.resize(set->size());

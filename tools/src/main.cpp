@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
     add_fusion_options(detect, fuse, det.fusion);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
+    detect->add_option("--device", det.device, "CUDA device to run on (0, 1, …)")->check(CLI::NonNegativeNumber)->capture_default_str();
     detect->add_option("--json", det.json, "Write detections as JSON to this file");
     detect->add_option("--draw", det.draw_dir, "Write annotated images into this folder");
     detect->add_option("--max-frames", det.max_frames, "Frames to read from each video (0 = all)")->check(CLI::NonNegativeNumber);
@@ -156,6 +157,7 @@ int main(int argc, char** argv) {
     std::string eval_fuse = "nms", eval_backend = "auto";
     eval->add_option("--backend", eval_backend, "Detector for --model scans: cpu, cuda, or auto (CUDA when present)")
         ->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
+    eval->add_option("--device", ev.device, "CUDA device to run on (0, 1, …)")->check(CLI::NonNegativeNumber)->capture_default_str();
     add_fusion_options(eval, eval_fuse, ev.fusion);
     eval->add_option("--pad", ev.pad, "PennFudan: replicated border added on every side, as a share of the image height "
                                       "(people fill the frame; the window needs room around them)")->capture_default_str();

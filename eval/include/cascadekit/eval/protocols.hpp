@@ -9,6 +9,7 @@
 #include "cascadekit/eval/annotated_images.hpp"
 #include "cascadekit/eval/curves.hpp"
 #include "cascadekit/io/dataset.hpp"
+#include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 
@@ -23,14 +24,14 @@ struct WindowScores {
 // Every held-out positive crop's centred window (mirrored where the crop says so) and every window
 // of every negative image (scan as `params` says), scored by cascade_window_score. Positives in
 // crop order, negatives in image then scan order: the same for any thread count and backend.
-WindowScores score_windows(const CascadeModel& model, const Dataset& test, const DetectParams& params, Backend backend,
-                           const ImageLoader& loader);
+WindowScores score_windows(const CascadeModel& model, const Dataset& test, const DetectParams& params,
+                           const BulkOptions& bulk, const ImageLoader& loader);
 
 struct FullImageOptions {
     DetectParams params;
     FusionParams fusion;
     double pad = 0;  // replicated border on every side, as a share of the image height (reaches people cut by the frame)
-    Backend backend = Backend::Auto;
+    BulkOptions bulk;  // backend, CUDA device, …
 };
 
 // Every image of the set through the detector (padded, fused), each detection turned into the
