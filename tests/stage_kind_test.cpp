@@ -79,7 +79,10 @@ public:
         d_ = static_cast<double>(dp) / static_cast<double>(ctx.positives);
         f_ = static_cast<double>(fp) / static_cast<double>(ctx.negatives);
         trained_ = true;
-        return {true, true, f_, ""};
+        RoundResult r;
+        r.added = r.stage_complete = true;
+        r.weighted_error = f_;
+        return r;
     }
     std::size_t size() const override { return trained_ ? 1 : 0; }
     Stage stage() const override { return stage_; }

@@ -291,3 +291,91 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         EXPECT_NE(std::string(e.what()).find("is a FIFO (named pipe), not a configuration file"), std::string::npos) << e.what();
     }
 }
+
+// ---- WaldBoost LBP sequences (the waldboost_lbp stage trainer) ----------------------------------
+namespace {
+TrainConfig waldboost_config() {
+    TrainConfig c = parse_train_config(R"(
+seed: 7
+data: {layout: lists, positives_list: unused, negatives_list: unused, holdout_every: 0}
+boosting: {stage_kind: waldboost_lbp, max_stages: 1}
+waldboost: {weak_classifiers: 24, alpha: 0.05, features_per_round: 300, negatives: 300, refill_below: 0.5}
+mining: {stride: 8, scale_step: 1.25, backend: cpu}
+)", "waldboost-tiny");
+    return c;
+}
+
+// Share of the crops' centred windows the model accepts.
+double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& crops) {
+    const CascadeEvaluator ev(m);
+    std::size_t accepted = 0;
+    for (const auto& p : crops) {
+        const GrayImage g = read_pgm(p.path);
+        LevelFeatures f;
+        compute_level_features(g, ev.needs(), f);
+        accepted += ev.evaluate(f, (g.width - 64) / 2, (g.height - 128) / 2).rejected_at < 0;
+    }
+    return static_cast<double>(accepted) / static_cast<double>(crops.size());
+}
+}  // namespace
+
+TEST(WaldBoost, TrainsASequenceWhoseSprtThresholdsKeepAllButAlphaOfThePositives) {
+    const SyntheticData d = make_data("waldboost_train");
+    const TrainConfig cfg = waldboost_config();
+    TrainOptions opt;
+    opt.model_out = d.dir / "wb.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    Quiet obs;
+    const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_EQ(m.stages.size(), 1u) << s.stop_reason;
+    const auto& wb = m.stages[0].as<WaldBoostLbpStage>();
+    // These backgrounds run out after a few weak classifiers: training stops, saves and says so.
+    EXPECT_GE(wb.weak.size(), 3u);
+    EXPECT_TRUE(wb.weak.size() == 24u || (s.finished && s.negatives_exhausted)) << s.stop_reason;
+    EXPECT_EQ(wb.final_threshold, wb.weak.back().reject_threshold);
+    // SPRT with beta = 0 rejects at most alpha of the training positives in all.
+    EXPECT_GE(accepted_share(m, d.train.positives), 1.0 - 0.05 - 1e-9);
+    // Held out: most positives pass; the negatives' windows mostly do not.
+    EXPECT_GE(accepted_share(m, d.test.positives), 0.8);
+    std::uint64_t windows = 0, fps = 0;
+    auto det = Detector::create(m, {}, Backend::Cpu);
+    for (const auto& n : d.test.negatives) {
+        const DetectResult r = det->detect(read_pgm(n).view());
+        windows += r.stats.windows_scanned;
+        fps += r.detections.size();
+    }
+    EXPECT_LT(static_cast<double>(fps) / static_cast<double>(windows), 0.05) << fps << " of " << windows;
+    // Thresholds rise: early ones reject little, and each is a real SPRT bound or "reject none".
+    for (const auto& c : wb.weak) EXPECT_GE(c.reject_threshold, -1e6f);
+    // The pool was refilled by bootstrapping, and the log says so with the refill rate.
+    EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(), [](const std::string& n) {
+        return n.find("pool refilled with") != std::string::npos && n.find("windows scanned") != std::string::npos;
+    }));
+    EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(),
+                            [](const std::string& n) { return n.find("negative data exhausted") != std::string::npos; }) ||
+                wb.weak.size() == 24u);
+}
+
+TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
+    const SyntheticData d = make_data("waldboost_resume");
+    TrainConfig cfg = waldboost_config();
+    cfg.waldboost.weak_classifiers = 12;
+    TrainOptions whole;
+    whole.model_out = d.dir / "whole.h5";
+    whole.created_utc = "2026-11-22T00:00:00Z";
+    Quiet obs;
+    train(cfg, d.train, read_pgm, whole, obs);
+    TrainOptions part = whole;
+    part.model_out = d.dir / "part.h5";
+    part.stop_after_rounds = 1;
+    for (int i = 0; i < 30 && !train(cfg, d.train, read_pgm, part, obs).finished; ++i) part.resume = true;
+    EXPECT_EQ(bytes(whole.model_out), bytes(part.model_out));
+    TrainOptions one = whole;
+    one.model_out = d.dir / "one.h5";
+    {
+        tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+        train(cfg, d.train, read_pgm, one, obs);
+    }
+    EXPECT_EQ(bytes(whole.model_out), bytes(one.model_out));
+}

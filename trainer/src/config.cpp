@@ -103,6 +103,14 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.max_stages", b.max_stages);
     r.get("boosting.max_learners_per_stage", b.max_learners_per_stage);
     r.get("boosting.negatives_per_stage", b.negatives_per_stage);
+    WaldBoostConfig& wb = c.waldboost;
+    r.get("waldboost.weak_classifiers", wb.weak_classifiers);
+    r.get("waldboost.alpha", wb.alpha);
+    r.get("waldboost.features_per_round", wb.features_per_round);
+    r.get("waldboost.max_cell", wb.max_cell);
+    r.get("waldboost.negatives", wb.negatives);
+    r.get("waldboost.refill_below", wb.refill_below);
+    r.get("waldboost.smoothing", wb.smoothing);
     r.get("svm.C", c.svm.C);
     r.get("svm.weighting", weighting);
     r.get("dense.random_negatives_per_image", c.dense.random_negatives_per_image);
@@ -142,6 +150,14 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");
     if (!(c.mining.scale_step > 1) || c.mining.scale_step > 10) r.fail("mining.scale_step", "must be in (1, 10]");
     if (!parse_backend(backend, c.mining.backend)) r.fail("mining.backend", "must be " + kBackendNames.choices());
+    if (wb.weak_classifiers < 1 || static_cast<std::size_t>(wb.weak_classifiers) > kMaxStageSize)
+        r.fail("waldboost.weak_classifiers", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
+    if (!(wb.alpha > 0 && wb.alpha < 1)) r.fail("waldboost.alpha", "must be in (0, 1)");
+    if (wb.features_per_round < 0) r.fail("waldboost.features_per_round", "must be >= 0 (0 = every feature)");
+    if (wb.max_cell < 0) r.fail("waldboost.max_cell", "must be >= 0 (0 = no limit)");
+    if (wb.negatives < 0) r.fail("waldboost.negatives", "must be >= 0 (0 = as many as positives)");
+    if (!(wb.refill_below > 0 && wb.refill_below <= 1)) r.fail("waldboost.refill_below", "must be in (0, 1]");
+    if (!(wb.smoothing > 0) || wb.smoothing > 1e6) r.fail("waldboost.smoothing", "must be in (0, 1e6]");
     if (c.dense.random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
     if (c.dense.max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
     if (c.kind == TrainKind::Cascade && find_stage_trainer(b.stage_kind) == nullptr)

@@ -28,7 +28,7 @@ CascadeModel model_of(const TrainConfig& cfg, std::vector<Stage> stages, const s
 }
 
 std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
-                            int stage, TrainObserver& observer, std::mutex& observer_mutex) {
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
     DetectParams params;
     params.stride = cfg.mining.stride;
     params.scale_step = cfg.mining.scale_step;
@@ -70,6 +70,7 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
             }
         });
     report(true);
+    if (totals) totals->windows = p.windows_scanned;
     return found;
 }
 

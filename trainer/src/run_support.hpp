@@ -25,7 +25,10 @@ CascadeModel model_of(const TrainConfig& cfg, std::vector<Stage> stages, const s
 // Scans every negative image with `model` (the cascade so far: all scales, the configuration's
 // stride and scale step, its mining backend) and returns every window it accepts, the false
 // positives, in image order. Reports progress for `stage` to the observer (under `mutex`).
+struct MiningTotals {
+    std::uint64_t windows = 0;  // windows scanned
+};
 std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
-                            int stage, TrainObserver& observer, std::mutex& observer_mutex);
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr);
 
 }  // namespace cascadekit::detail

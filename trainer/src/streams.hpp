@@ -22,4 +22,14 @@ inline RandomStream weighted_resample(std::uint64_t seed, std::uint64_t stage, s
 // Which mined false positives a stage keeps when there are more than it wants.
 inline RandomStream mined_subsample(std::uint64_t seed, std::uint64_t stage) { return RandomStream(seed, {3, stage}); }
 
+// Which mined windows refill a stage's negative pool during the stage (WaldBoost), when there
+// are more than it wants; `weak` is the stage's size at the refill.
+inline RandomStream refill_subsample(std::uint64_t seed, std::uint64_t stage, std::uint64_t weak) {
+    return RandomStream(seed, {4, stage, weak});
+}
+// The candidate features of one WaldBoost round (waldboost.features_per_round > 0).
+inline RandomStream candidate_features(std::uint64_t seed, std::uint64_t stage, std::uint64_t weak) {
+    return RandomStream(seed, {5, stage, weak});
+}
+
 }  // namespace cascadekit::detail::streams

@@ -27,6 +27,7 @@ double peak_memory_mb() {
 namespace {
 using detail::Checkpoint;
 using detail::Clock;
+using detail::MiningTotals;
 using detail::seconds_since;
 
 class CascadeLoop {
@@ -56,10 +57,11 @@ public:
         images_ = detail::load_images(data_.negatives, loader_);
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_);
-        target_negatives_ = cfg_.boosting.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.boosting.negatives_per_stage)
-                                                                  : crops_.size();
+        default_negatives_ = cfg_.boosting.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.boosting.negatives_per_stage)
+                                                                   : crops_.size();
+        make_trainer();
         if (!opt_.resume) {
-            ck_.negatives = detail::random_windows(images_, target_negatives_, cfg_.window.width, cfg_.window.height,
+            ck_.negatives = detail::random_windows(images_, target_negatives(), cfg_.window.width, cfg_.window.height,
                                                    cfg_.mining.scale_step, detail::streams::initial_negatives(cfg_.seed));
             obs_.on_note("stage 1 negatives: " + std::to_string(ck_.negatives.size()) + " random windows");
         }
@@ -72,7 +74,8 @@ public:
             if (r.added) report_round(r);
             ++ck_.rounds;
             ++rounds_here;
-            if (r.stage_complete) finish_stage();
+            if (r.wants_negatives && !r.stage_complete && !refill()) exhausted_in_stage_ = true;
+            if (r.stage_complete || exhausted_in_stage_) finish_stage();
             ck_.seconds = elapsed();
             save();
             if (opt_.stop_after_rounds > 0 && rounds_here >= opt_.stop_after_rounds && !ck_.finished) {
@@ -95,22 +98,64 @@ private:
     // The kind of stage `stage` (1-based): every stage is of the configured kind today.
     std::string_view kind_of_stage(int /*stage*/) const { return cfg_.boosting.stage_kind; }
 
-    // Makes (or keeps) the stage trainer of the next stage, stores its samples and starts the
-    // stage, or, on resume, restores the stage in training from the checkpoint.
-    void start_stage(bool resuming) {
+    // The negatives a stage trains on: what its trainer wants, else the configured default.
+    std::size_t target_negatives() const {
+        return trainer_ && trainer_->negatives_wanted() > 0 ? trainer_->negatives_wanted() : default_negatives_;
+    }
+
+    // Makes (or keeps) the stage trainer of the next stage, with the positives stored.
+    void make_trainer() {
         const std::string_view kind = kind_of_stage(stage_number());
-        if (!trainer_ || trainer_kind_ != kind) {
-            const StageTrainerKind* k = find_stage_trainer(kind);
-            if (k == nullptr) throw TrainError("no stage trainer for stage kind '" + std::string(kind) + "'");
-            trainer_ = k->make(cfg_);
-            trainer_kind_ = std::string(kind);
-            trainer_->resize(crops_.size());
-            detail::visit_positives(crops_, trainer_->needs(), cfg_.window.width, cfg_.window.height,
-                                    [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
-        }
+        if (trainer_ && trainer_kind_ == kind) return;
+        const StageTrainerKind* k = find_stage_trainer(kind);
+        if (k == nullptr) throw TrainError("no stage trainer for stage kind '" + std::string(kind) + "'");
+        trainer_ = k->make(cfg_);
+        trainer_kind_ = std::string(kind);
+        trainer_->resize(crops_.size());
+        detail::visit_positives(crops_, trainer_->needs(), cfg_.window.width, cfg_.window.height,
+                                [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
+    }
+
+    void store_negatives() {
         trainer_->resize(crops_.size() + ck_.negatives.size());
         detail::visit_windows(ck_.negatives, images_, crops_.size(), trainer_->needs(),
                               [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
+    }
+
+    // Bootstrapping inside a stage: a new negative pool of windows that the cascade so far and the
+    // stage as it stands all accept. False when the negative images hold none.
+    bool refill() {
+        const int stage = stage_number();
+        const auto t = Clock::now();
+        std::vector<Stage> with = ck_.stages;
+        with.push_back(trainer_->stage());
+        MiningTotals totals;
+        const auto found = detail::mine(detail::model_of(cfg_, with, data_.description, ck_.created_utc), cfg_, images_,
+                                        stage, obs_, observer_mutex_, &totals);
+        ck_.mining_seconds += seconds_since(t);
+        const std::size_t want = target_negatives();
+        if (found.empty()) {
+            ck_.stop_reason = "negative data exhausted: stage " + std::to_string(stage) + " with " +
+                              std::to_string(trainer_->size()) + " weak classifiers accepts no window of the negative images";
+            obs_.on_note(ck_.stop_reason);
+            return false;
+        }
+        obs_.on_note("stage " + std::to_string(stage) + ", " + std::to_string(trainer_->size()) + " weak classifiers: pool refilled with " +
+                     std::to_string(std::min(found.size(), want)) + " negatives (1 found per " +
+                     std::to_string(totals.windows / std::max<std::uint64_t>(found.size(), 1)) + " windows scanned)" +
+                     (found.size() < want ? "; only " + std::to_string(found.size()) + " left (wanted " + std::to_string(want) + "), training on those" : ""));
+        ck_.negatives = detail::subsample(found, want,
+                                          detail::streams::refill_subsample(cfg_.seed, static_cast<std::uint64_t>(stage), trainer_->size()));
+        store_negatives();
+        trainer_->refilled(context());
+        return true;
+    }
+
+    // Stores the stage's negatives and starts the stage, or, on resume, restores the stage in
+    // training from the checkpoint.
+    void start_stage(bool resuming) {
+        make_trainer();
+        store_negatives();
         if (resuming && !ck_.current.empty()) {
             if (ck_.current_kind != trainer_kind_)
                 throw detail::checkpoint_damaged(state_file(), "its stage in training is of kind '" + ck_.current_kind +
@@ -138,7 +183,11 @@ private:
         r.weighted_error = res.weighted_error;
         r.seconds = ck_.seconds;
         const double F_now = ck_.cascade_fp_rate * std::max(trainer_->fp_rate(), 1e-12);
-        const double progress = std::log(F_now) / std::log(cfg_.boosting.F_target);
+        // The stage trainer's own progress when it knows it (a sequence of fixed length), else
+        // how far the false-positive rate has come towards F_target.
+        const double progress = res.progress >= 0
+                                    ? (static_cast<double>(ck_.stages.size()) + res.progress) / cfg_.boosting.max_stages
+                                    : std::log(F_now) / std::log(cfg_.boosting.F_target);
         r.eta_seconds = progress > 0.02 ? r.seconds * (1.0 - progress) / progress : -1.0;
         obs_.on_round(r);
     }
@@ -167,6 +216,11 @@ private:
         obs_.on_stage(s);
         ck_.current.clear();
         ck_.current_kind.clear();
+        if (exhausted_in_stage_) {
+            ck_.finished = true;
+            ck_.exhausted = true;
+            return;
+        }
         if (ck_.cascade_fp_rate <= cfg_.boosting.F_target) {
             ck_.finished = true;
             ck_.stop_reason = "reached F_target";
@@ -189,10 +243,11 @@ private:
             obs_.on_note(ck_.stop_reason);
             return;
         }
-        if (found.size() < target_negatives_)
-            obs_.on_note("only " + std::to_string(found.size()) + " false positives left (wanted " +
-                         std::to_string(target_negatives_) + "); stage " + std::to_string(stage + 1) + " trains on those");
-        ck_.negatives = detail::subsample(found, target_negatives_,
+        const std::size_t want = target_negatives();
+        if (found.size() < want)
+            obs_.on_note("only " + std::to_string(found.size()) + " false positives left (wanted " + std::to_string(want) +
+                         "); stage " + std::to_string(stage + 1) + " trains on those");
+        ck_.negatives = detail::subsample(found, want,
                                           detail::streams::mined_subsample(cfg_.seed, static_cast<std::uint64_t>(stage + 1)));
         start_stage(false);
     }
@@ -227,7 +282,8 @@ private:
     TrainObserver& obs_;
     std::mutex observer_mutex_;
     std::vector<GrayImage> crops_, images_;
-    std::size_t target_negatives_ = 0;
+    std::size_t default_negatives_ = 0;
+    bool exhausted_in_stage_ = false;
     Checkpoint ck_;
     std::unique_ptr<StageTrainer> trainer_;
     std::string trainer_kind_;

@@ -8,6 +8,7 @@ namespace {
 KindRegistry<StageTrainerKind>& registry() {
     static KindRegistry<StageTrainerKind> r{
         hog_svm_trainer_kind(),
+        waldboost_lbp_trainer_kind(),
     };
     return r;
 }

@@ -4,6 +4,7 @@
 
 namespace cascadekit {
 
-StageTrainerKind hog_svm_trainer_kind();  // stages/hog_svm_trainer.cpp
+StageTrainerKind hog_svm_trainer_kind();        // stages/hog_svm_trainer.cpp
+StageTrainerKind waldboost_lbp_trainer_kind();  // stages/waldboost_lbp_trainer.cpp
 
 }  // namespace cascadekit

@@ -1,5 +1,6 @@
 #pragma once
 // Multi-block local binary patterns (Šochman & Matas, CVPR 2005; Macenauer, Brno 2015).
+#include <cstddef>
 #include <cstdint>
 
 #include "cascadekit/features/geometry.hpp"
@@ -14,5 +15,11 @@ namespace cascadekit {
 // Uses the 4×4 grid of cell corners: 16 integral-image look-ups.
 // Requires: the 3·cell.w × 3·cell.h grid lies inside the integral image's image.
 std::uint8_t lbp_code(const IntegralImage& ii, int ox, int oy, const Rect& cell);
+
+// The same from raw integral-image points: origin points at the window's top-left point,
+// row_stride is the distance between vertically adjacent points. Used for training windows kept
+// as patches of their level's integral image (rectangle sums take differences only, so a patch
+// gives exactly the full image's codes).
+std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, const Rect& cell);
 
 }  // namespace cascadekit

@@ -53,6 +53,18 @@ struct BoostingConfig {
     int negatives_per_stage = 0;  // 0 = as many as positives
 };
 
+// WaldBoost sequences of multi-block LBP tables (Šochman & Matas, CVPR 2005), the
+// waldboost_lbp stage trainer's settings.
+struct WaldBoostConfig {
+    int weak_classifiers = 1024;   // T: length of the sequence
+    double alpha = 0.05;           // allowed miss rate: SPRT bound A = 1/alpha; at most alpha of the training positives are rejected in all
+    int features_per_round = 0;    // candidate features per round, drawn at random; 0 = every feature of the pool
+    int max_cell = 0;              // largest cell side in pixels; 0 = any that fits (3 cells across the window)
+    int negatives = 0;             // negative pool size; 0 = as many as positives
+    double refill_below = 0.5;     // refill the pool by bootstrapping when fewer negatives than this share are left
+    double smoothing = 0.5;        // response tables: h(j) = ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)), ε = smoothing / samples
+};
+
 struct SvmConfig {
     double C = 0.1;
     SvmWeighting weighting = SvmWeighting::Resample;
@@ -77,6 +89,7 @@ struct TrainConfig {
     HogParams hog;
     BoostingConfig boosting;
     SvmConfig svm;
+    WaldBoostConfig waldboost;
     DenseConfig dense;
     MiningConfig mining;
     std::string text;  // the YAML it was read from (stored in the model's metadata)

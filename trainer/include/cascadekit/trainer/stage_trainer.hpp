@@ -34,7 +34,11 @@ struct StageContext {
 struct RoundResult {
     bool added = false;           // a weak learner was added (false: the stage could not grow)
     bool stage_complete = false;  // the loop closes the stage after this round
-    double weighted_error = 0;    // of the added learner
+    // The negatives left are too few: the loop mines a new pool through the cascade so far and
+    // this stage as it stands (windows they all accept), stores it and calls refilled().
+    bool wants_negatives = false;
+    double weighted_error = 0;    // of the added learner (WaldBoost: its normaliser Z)
+    double progress = -1;         // share of the stage done, when the trainer knows it (ETA); < 0 unknown
     std::string note;             // a notable event for the log ("no candidate beats chance…"), or empty
 };
 
@@ -52,6 +56,12 @@ public:
     virtual void begin_stage(const StageContext& ctx) = 0;
     // One round: adds at most one weak learner and says whether the stage is complete.
     virtual RoundResult round(const StageContext& ctx) = 0;
+
+    // The negative samples were replaced (a refill asked for by round()); the stage goes on.
+    virtual void refilled(const StageContext& ctx) { begin_stage(ctx); }
+    // The negative pool size the stage wants (0: the loop's default, boosting.negatives_per_stage
+    // or as many as positives).
+    virtual std::size_t negatives_wanted() const { return 0; }
 
     virtual std::size_t size() const = 0;  // weak learners in the stage so far
     virtual Stage stage() const = 0;       // the stage so far

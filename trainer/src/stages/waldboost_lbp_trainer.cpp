@@ -1,0 +1,250 @@
+// The waldboost_lbp stage trainer (Šochman & Matas, CVPR 2005): one sequence of multi-block LBP
+// look-up tables. Each round picks, among the candidate features (every 3×3 grid of w×h cells that
+// fits the window, or a random sample of them), the one whose real-AdaBoost table has the least
+// normaliser Z = 2 Σⱼ √(W⁺ⱼ W⁻ⱼ) on the active samples' weights w ∝ exp(−y·H), sets its response
+// table h(j) = ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)), and then the rejection threshold θ_B by Wald's sequential
+// probability ratio test with β = 0: the largest θ at which the negatives' share below θ is at
+// least A = 1/α times the positives' share (estimated on the active samples), and within the
+// budget of α of all training positives rejected. Samples below θ leave the active set; when the
+// negatives left fall below waldboost.refill_below of the pool, the loop refills the pool by
+// bootstrapping through the sequence as it stands.
+//
+// Everything is a function of the stored samples and the sequence: H, the active set and the
+// weights are replayed from the sequence after a refill and on resume, so the checkpoint holds
+// only the sequence.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "../streams.hpp"
+#include "cascadekit/features/lbp.hpp"
+#include "cascadekit/io/stage_codec.hpp"
+#include "cascadekit/model/waldboost_lbp_stage.hpp"
+#include "stage_trainers.hpp"
+
+namespace cascadekit {
+
+namespace {
+
+// Every 3×3 grid of w×h cells inside a ww×wh window (cell sides up to max_cell; 0 = any).
+std::vector<Rect> lbp_feature_pool(int ww, int wh, int max_cell) {
+    std::vector<Rect> pool;
+    const int max_w = max_cell > 0 ? std::min(max_cell, ww / 3) : ww / 3;
+    const int max_h = max_cell > 0 ? std::min(max_cell, wh / 3) : wh / 3;
+    for (int h = 1; h <= max_h; ++h)
+        for (int w = 1; w <= max_w; ++w)
+            for (int y = 0; y + 3 * h <= wh; ++y)
+                for (int x = 0; x + 3 * w <= ww; ++x) pool.push_back({x, y, w, h});
+    return pool;
+}
+
+class WaldBoostLbpTrainer final : public StageTrainer {
+public:
+    explicit WaldBoostLbpTrainer(const TrainConfig& cfg)
+        : cfg_(cfg), stride_(static_cast<std::size_t>(cfg.window.width) + 1),
+          patch_(stride_ * (static_cast<std::size_t>(cfg.window.height) + 1)),
+          pool_(lbp_feature_pool(cfg.window.width, cfg.window.height, cfg.waldboost.max_cell)) {}
+
+    FeatureNeeds needs() const override {
+        FeatureNeeds n;
+        n.gray_integral = true;
+        return n;
+    }
+    void resize(std::size_t n) override { patches_.resize(n * patch_); }
+    void store(std::size_t slot, const LevelFeatures& f, int x, int y) override {
+        std::uint32_t* dst = patches_.data() + slot * patch_;
+        for (int r = 0; r <= cfg_.window.height; ++r) {
+            const std::uint32_t* src = f.gray.data() + static_cast<std::size_t>(y + r) * f.gray.row_stride() + x;
+            std::copy(src, src + stride_, dst + static_cast<std::size_t>(r) * stride_);
+        }
+    }
+
+    void begin_stage(const StageContext& ctx) override {
+        stage_ = {};
+        replay(ctx);
+    }
+    void refilled(const StageContext& ctx) override { replay(ctx); }
+    std::size_t negatives_wanted() const override { return static_cast<std::size_t>(cfg_.waldboost.negatives); }
+
+    RoundResult round(const StageContext& ctx) override {
+        const std::size_t n = ctx.samples();
+        const auto t = static_cast<std::uint64_t>(stage_.weak.size());
+        const std::vector<std::size_t> cands = candidates(ctx, t);
+        // Weights w ∝ c_y·exp(−y·H) over the active samples, each class starting at one half.
+        std::vector<double> w(n, 0.0);
+        double total = 0;
+        const double cp = 0.5 / static_cast<double>(ctx.positives), cn = 0.5 / static_cast<double>(std::max<std::size_t>(ctx.negatives, 1));
+        for (std::size_t i = 0; i < n; ++i)
+            if (active_[i]) total += w[i] = (i < ctx.positives ? cp * std::exp(-static_cast<double>(H_[i])) : cn * std::exp(static_cast<double>(H_[i])));
+        for (double& v : w) v /= total;
+        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n);
+
+        struct Best {
+            double z = 1e300;
+            std::size_t index = 0;
+        };
+        std::vector<Best> best(cands.size());
+        tbb::parallel_for(std::size_t{0}, cands.size(), [&](std::size_t c) {
+            const Rect& cell = pool_[cands[c]];
+            double wp[256] = {}, wn[256] = {};
+            for (std::size_t i = 0; i < n; ++i)
+                if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, cell)] += w[i];
+            double z = 0;
+            for (int j = 0; j < 256; ++j) z += std::sqrt(wp[j] * wn[j]);
+            best[c] = {2 * z, c};
+        });
+        const Best win = *std::min_element(best.begin(), best.end(), [](const Best& a, const Best& b) {
+            return a.z < b.z || (a.z == b.z && a.index < b.index);
+        });
+        LbpWeakClassifier weak;
+        weak.cell = pool_[cands[win.index]];
+        {
+            double wp[256] = {}, wn[256] = {};
+            for (std::size_t i = 0; i < n; ++i)
+                if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, weak.cell)] += w[i];
+            for (int j = 0; j < 256; ++j) weak.responses[static_cast<std::size_t>(j)] = static_cast<float>(0.5 * std::log((wp[j] + eps) / (wn[j] + eps)));
+        }
+        for (std::size_t i = 0; i < n; ++i)
+            if (active_[i]) H_[i] += weak.responses[code(i, weak.cell)];  // float, in order: as the detector sums
+        weak.reject_threshold = sprt_threshold(ctx);
+        stage_.weak.push_back(weak);
+        stage_.final_threshold = weak.reject_threshold;
+        apply_threshold(ctx, weak.reject_threshold);
+
+        RoundResult r;
+        r.added = true;
+        r.weighted_error = win.z;
+        r.progress = static_cast<double>(stage_.weak.size()) / cfg_.waldboost.weak_classifiers;
+        const std::size_t active_neg = active_count(ctx.positives, n);
+        if (stage_.weak.size() >= static_cast<std::size_t>(cfg_.waldboost.weak_classifiers)) r.stage_complete = true;
+        else if (active_count(0, ctx.positives) == 0) {
+            r.stage_complete = true;
+            r.note = "stage " + std::to_string(ctx.stage) + ": every training positive is rejected; closing the stage";
+        } else {
+            r.wants_negatives = static_cast<double>(active_neg) < cfg_.waldboost.refill_below * static_cast<double>(ctx.negatives);
+        }
+        return r;
+    }
+
+    std::size_t size() const override { return stage_.weak.size(); }
+    Stage stage() const override { return stage_; }
+    double detection_rate() const override { return d_; }
+    double fp_rate() const override { return f_; }
+    float threshold() const override { return stage_.final_threshold; }
+
+    void save_state(ByteWriter& out) const override { encode_stage(stage_, out); }
+    void load_state(ByteReader& in, const StageContext& ctx) override {
+        const Stage s = decode_stage(in);
+        const auto* wb = s.get_if<WaldBoostLbpStage>();
+        if (wb == nullptr) throw ByteCodecError("the stage in training is a " + std::string(s.kind()) + " stage, not waldboost_lbp");
+        if (!wb->weak.empty()) {
+            CascadeModel m;
+            m.window_width = cfg_.window.width;
+            m.window_height = cfg_.window.height;
+            wb->validate(m, "the stage in training");
+        }
+        stage_ = *wb;
+        replay(ctx);
+    }
+
+private:
+    std::uint8_t code(std::size_t sample, const Rect& cell) const {
+        return lbp_code(patches_.data() + sample * patch_, stride_, cell);
+    }
+
+    std::vector<std::size_t> candidates(const StageContext& ctx, std::uint64_t t) const {
+        std::vector<std::size_t> order(pool_.size());
+        std::iota(order.begin(), order.end(), 0);
+        const std::size_t k = static_cast<std::size_t>(cfg_.waldboost.features_per_round);
+        if (k == 0 || k >= pool_.size()) return order;
+        RandomStream pick = detail::streams::candidate_features(cfg_.seed, static_cast<std::uint64_t>(ctx.stage), t);
+        for (std::size_t i = 0; i < k; ++i) std::swap(order[i], order[i + pick.below(order.size() - i)]);
+        order.resize(k);
+        std::sort(order.begin(), order.end());  // ties in Z go to the lowest pool index, whatever the draw order
+        return order;
+    }
+
+    std::size_t active_count(std::size_t from, std::size_t to) const {
+        return static_cast<std::size_t>(std::count(active_.begin() + static_cast<std::ptrdiff_t>(from),
+                                                   active_.begin() + static_cast<std::ptrdiff_t>(to), std::uint8_t{1}));
+    }
+
+    // The largest θ (reject H < θ) whose negatives' share below θ is at least 1/α times the
+    // positives' share, within the budget of α·P positives rejected in all; θ = −10⁶ (reject
+    // nothing) when none qualifies.
+    float sprt_threshold(const StageContext& ctx) const {
+        std::vector<std::size_t> idx;
+        for (std::size_t i = 0; i < ctx.samples(); ++i)
+            if (active_[i]) idx.push_back(i);
+        std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return H_[a] < H_[b] || (H_[a] == H_[b] && a < b); });
+        const double pos = static_cast<double>(active_count(0, ctx.positives));
+        const double neg = static_cast<double>(active_count(ctx.positives, ctx.samples()));
+        const double A = 1.0 / cfg_.waldboost.alpha;
+        const auto budget = static_cast<std::size_t>(std::floor(cfg_.waldboost.alpha * static_cast<double>(ctx.positives) + 1e-9));
+        float theta = -kMaxModelMagnitude;
+        std::size_t pos_below = 0, neg_below = 0;
+        for (std::size_t k = 0; k < idx.size(); ++k) {
+            // θ = H of sample k rejects exactly the samples before it in this order that are strictly lower.
+            if (k > 0 && H_[idx[k]] != H_[idx[k - 1]] && neg_below > 0) {
+                const bool ratio = pos_below == 0 || (static_cast<double>(neg_below) / neg) >= A * (static_cast<double>(pos_below) / pos);
+                if (ratio && rejected_pos_ + pos_below <= budget) theta = H_[idx[k]];
+            }
+            ++(idx[k] < ctx.positives ? pos_below : neg_below);
+        }
+        return theta;
+    }
+
+    void apply_threshold(const StageContext& ctx, float theta) {
+        for (std::size_t i = 0; i < ctx.samples(); ++i)
+            if (active_[i] && H_[i] < theta) {
+                active_[i] = 0;
+                if (i < ctx.positives) ++rejected_pos_;
+            }
+        d_ = static_cast<double>(active_count(0, ctx.positives)) / static_cast<double>(ctx.positives);
+        f_ = ctx.negatives ? static_cast<double>(active_count(ctx.positives, ctx.samples())) / static_cast<double>(ctx.negatives) : 0.0;
+    }
+
+    // H, the active set and the rejected positives, from the sequence on the stored samples:
+    // exactly what the detector computes for those windows.
+    void replay(const StageContext& ctx) {
+        const std::size_t n = ctx.samples();
+        H_.assign(n, 0.0f);
+        active_.assign(n, 1);
+        rejected_pos_ = 0;
+        tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+            float h = 0.0f;
+            for (const LbpWeakClassifier& c : stage_.weak) {
+                h += c.responses[code(i, c.cell)];
+                if (h < c.reject_threshold) {
+                    active_[i] = 0;
+                    break;
+                }
+            }
+            H_[i] = h;
+        });
+        rejected_pos_ = ctx.positives - active_count(0, ctx.positives);
+        d_ = static_cast<double>(ctx.positives - rejected_pos_) / static_cast<double>(ctx.positives);
+        f_ = ctx.negatives ? static_cast<double>(active_count(ctx.positives, n)) / static_cast<double>(ctx.negatives) : 0.0;
+    }
+
+    const TrainConfig& cfg_;
+    std::size_t stride_, patch_;
+    std::vector<Rect> pool_;
+    std::vector<std::uint32_t> patches_;
+    WaldBoostLbpStage stage_;
+    std::vector<float> H_;
+    std::vector<std::uint8_t> active_;
+    std::size_t rejected_pos_ = 0;
+    double d_ = 1, f_ = 1;
+};
+}  // namespace
+
+StageTrainerKind waldboost_lbp_trainer_kind() {
+    return {WaldBoostLbpStage::kKind, [](const TrainConfig& cfg) -> std::unique_ptr<StageTrainer> {
+                return std::make_unique<WaldBoostLbpTrainer>(cfg);
+            }};
+}
+
+}  // namespace cascadekit
