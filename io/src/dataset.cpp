@@ -78,6 +78,21 @@ Dataset load_lists(const fs::path& positives_list, const fs::path& negatives_lis
     return d;
 }
 
+Dataset load_folders(const fs::path& positives_dir, const std::vector<fs::path>& negatives_dirs) {
+    Dataset d;
+    for (const fs::path& p : images_in(positives_dir)) d.positives.push_back({p, p.stem().string(), false});
+    if (negatives_dirs.empty()) throw DatasetError("no negative image folders given");
+    // Built with append: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string&&.
+    d.description.append("crops ").append(positives_dir.string()).append(" (").append(std::to_string(d.positives.size()))
+        .append("), negative images");
+    for (const fs::path& dir : negatives_dirs) {
+        const auto images = images_in(dir);
+        d.negatives.insert(d.negatives.end(), images.begin(), images.end());
+        d.description.append(" ").append(dir.string()).append(" (").append(std::to_string(images.size())).append(")");
+    }
+    return d;
+}
+
 void add_flipped_positives(Dataset& data) {
     const std::size_t n = data.positives.size();
     for (std::size_t i = 0; i < n; ++i) {

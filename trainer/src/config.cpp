@@ -84,6 +84,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.inria_root", d.inria_root);
     r.get("data.positives_list", d.positives_list);
     r.get("data.negatives_list", d.negatives_list);
+    r.get("data.positives_dir", d.positives_dir);
+    r.get("data.negatives_dirs", d.negatives_dirs);
     r.get("data.flip_positives", d.flip_positives);
     r.get("data.holdout_every", d.holdout_every);
     r.get("data.split_file", d.split_file);
@@ -124,6 +126,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!kDataLayoutNames.parse(layout, d.layout)) r.fail("data.layout", "must be " + kDataLayoutNames.choices());
     if (d.layout == DataLayout::Lists && (d.positives_list.empty() || d.negatives_list.empty()))
         r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
+    if (d.layout == DataLayout::Folders && (d.positives_dir.empty() || d.negatives_dirs.empty()))
+        r.fail("data.positives_dir", "layout folders needs data.positives_dir and data.negatives_dirs (a list)");
     if (d.holdout_every != 0 && d.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
     if (d.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
     if (d.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");

@@ -5,9 +5,18 @@ namespace cascadekit {
 namespace fs = std::filesystem;
 
 Dataset configured_dataset(const TrainConfig& cfg, const fs::path& data_root) {
-    const fs::path inria(cfg.data.inria_root);
-    Dataset all = cfg.data.layout == DataLayout::Inria ? load_inria(inria.is_absolute() ? inria : data_root / inria)
-                                                       : load_lists(cfg.data.positives_list, cfg.data.negatives_list);
+    auto under = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : data_root / p; };
+    Dataset all;
+    switch (cfg.data.layout) {
+        case DataLayout::Inria: all = load_inria(under(cfg.data.inria_root)); break;
+        case DataLayout::Lists: all = load_lists(cfg.data.positives_list, cfg.data.negatives_list); break;
+        case DataLayout::Folders: {
+            std::vector<fs::path> negatives;
+            for (const std::string& d : cfg.data.negatives_dirs) negatives.push_back(under(d));
+            all = load_folders(under(cfg.data.positives_dir), negatives);
+            break;
+        }
+    }
     if (cfg.data.flip_positives) add_flipped_positives(all);
     return all;
 }

@@ -4,8 +4,10 @@
 // normaliser Z = 2 Σⱼ √(W⁺ⱼ W⁻ⱼ) on the active samples' weights w ∝ exp(−y·H), sets its response
 // table h(j) = ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)), and then the rejection threshold θ_B by Wald's sequential
 // probability ratio test with β = 0: the largest θ at which the negatives' share below θ is at
-// least A = 1/α times the positives' share (estimated on the active samples), and within the
-// budget of α of all training positives rejected. Samples below θ leave the active set; when the
+// least A = 1/α times the positives' share (estimated on the active samples), with the loss of
+// positives spread over the sequence: by classifier t at most α·P·t/T of the P training positives
+// are rejected in all (so the whole sequence rejects at most α of them, and the first classifiers
+// cannot spend the budget at once). Samples below θ leave the active set; when the
 // negatives left fall below waldboost.refill_below of the pool, the loop refills the pool by
 // bootstrapping through the sequence as it stands.
 //
@@ -52,7 +54,6 @@ public:
         n.gray_integral = true;
         return n;
     }
-    void resize(std::size_t n) override { patches_.resize(n * patch_); }
     void store(std::size_t slot, const LevelFeatures& f, int x, int y) override {
         std::uint32_t* dst = patches_.data() + slot * patch_;
         for (int r = 0; r <= cfg_.window.height; ++r) {
@@ -66,6 +67,10 @@ public:
         replay(ctx);
     }
     void refilled(const StageContext& ctx) override { replay(ctx); }
+    void resize(std::size_t n) override {
+        patches_.resize(n * patch_);
+        cached_samples_ = 0;  // the code cache is rebuilt for the samples stored next
+    }
     std::size_t negatives_wanted() const override { return static_cast<std::size_t>(cfg_.waldboost.negatives); }
 
     RoundResult round(const StageContext& ctx) override {
@@ -85,12 +90,19 @@ public:
             double z = 1e300;
             std::size_t index = 0;
         };
+        const bool cached = use_cache(n);
         std::vector<Best> best(cands.size());
         tbb::parallel_for(std::size_t{0}, cands.size(), [&](std::size_t c) {
             const Rect& cell = pool_[cands[c]];
             double wp[256] = {}, wn[256] = {};
-            for (std::size_t i = 0; i < n; ++i)
-                if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, cell)] += w[i];
+            if (cached) {
+                const std::uint8_t* codes = codes_.data() + cands[c] * n;
+                for (std::size_t i = 0; i < n; ++i)
+                    if (active_[i]) (i < ctx.positives ? wp : wn)[codes[i]] += w[i];
+            } else {
+                for (std::size_t i = 0; i < n; ++i)
+                    if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, cell)] += w[i];
+            }
             double z = 0;
             for (int j = 0; j < 256; ++j) z += std::sqrt(wp[j] * wn[j]);
             best[c] = {2 * z, c};
@@ -154,6 +166,24 @@ private:
         return lbp_code(patches_.data() + sample * patch_, stride_, cell);
     }
 
+    // When every feature is a candidate every round (features_per_round 0), each feature's code
+    // on every sample, kept while the samples stay (rebuilt after a refill) if it fits
+    // kMaxCacheBytes: a round then reads codes instead of computing them. With sampled
+    // candidates a round computes only its candidates' codes.
+    static constexpr std::size_t kMaxCacheBytes = std::size_t{1} << 30;
+    bool use_cache(std::size_t n) {
+        const auto k = static_cast<std::size_t>(cfg_.waldboost.features_per_round);
+        if ((k != 0 && k < pool_.size()) || pool_.size() * n > kMaxCacheBytes) return false;
+        if (cached_samples_ == n) return true;
+        codes_.resize(pool_.size() * n);
+        tbb::parallel_for(std::size_t{0}, pool_.size(), [&](std::size_t f) {
+            std::uint8_t* out = codes_.data() + f * n;
+            for (std::size_t i = 0; i < n; ++i) out[i] = code(i, pool_[f]);
+        });
+        cached_samples_ = n;
+        return true;
+    }
+
     std::vector<std::size_t> candidates(const StageContext& ctx, std::uint64_t t) const {
         std::vector<std::size_t> order(pool_.size());
         std::iota(order.begin(), order.end(), 0);
@@ -172,8 +202,8 @@ private:
     }
 
     // The largest θ (reject H < θ) whose negatives' share below θ is at least 1/α times the
-    // positives' share, within the budget of α·P positives rejected in all; θ = −10⁶ (reject
-    // nothing) when none qualifies.
+    // positives' share, within the budget of α·P·t/T positives rejected by classifier t in all;
+    // θ = −10⁶ (reject nothing) when none qualifies.
     float sprt_threshold(const StageContext& ctx) const {
         std::vector<std::size_t> idx;
         for (std::size_t i = 0; i < ctx.samples(); ++i)
@@ -182,7 +212,9 @@ private:
         const double pos = static_cast<double>(active_count(0, ctx.positives));
         const double neg = static_cast<double>(active_count(ctx.positives, ctx.samples()));
         const double A = 1.0 / cfg_.waldboost.alpha;
-        const auto budget = static_cast<std::size_t>(std::floor(cfg_.waldboost.alpha * static_cast<double>(ctx.positives) + 1e-9));
+        const double t = static_cast<double>(stage_.weak.size() + 1), T = cfg_.waldboost.weak_classifiers;
+        const auto budget =
+            static_cast<std::size_t>(std::floor(cfg_.waldboost.alpha * static_cast<double>(ctx.positives) * t / T + 1e-9));
         float theta = -kMaxModelMagnitude;
         std::size_t pos_below = 0, neg_below = 0;
         for (std::size_t k = 0; k < idx.size(); ++k) {
@@ -233,6 +265,8 @@ private:
     std::size_t stride_, patch_;
     std::vector<Rect> pool_;
     std::vector<std::uint32_t> patches_;
+    std::vector<std::uint8_t> codes_;  // feature-major: codes_[f * samples + i]
+    std::size_t cached_samples_ = 0;   // samples codes_ holds (0: none)
     WaldBoostLbpStage stage_;
     std::vector<float> H_;
     std::vector<std::uint8_t> active_;

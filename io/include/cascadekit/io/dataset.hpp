@@ -50,6 +50,11 @@ Dataset load_lists(const std::filesystem::path& positives_list, const std::files
 // file when it cannot be read or names nothing.
 std::vector<std::filesystem::path> read_path_list(const std::filesystem::path& list);
 
+// Folders: every image of positives_dir is a crop (its own source), every image of each
+// negatives folder a negative image; sorted by name within each folder. Throws DatasetError
+// naming a folder that is missing or holds no image.
+Dataset load_folders(const std::filesystem::path& positives_dir, const std::vector<std::filesystem::path>& negatives_dirs);
+
 // Adds a mirrored copy of every positive (same source).
 void add_flipped_positives(Dataset& data);
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cascadekit/features/block.hpp"
 #include "cascadekit/model/cascade.hpp"
@@ -21,8 +22,9 @@ enum class TrainKind {
     Dense     // Dalal & Triggs' single SVM on every block, one round of bootstrapping
 };
 inline constexpr EnumNames<TrainKind, 2> kTrainKindNames{{{{TrainKind::Cascade, "cascade"}, {TrainKind::Dense, "dense"}}}};
-enum class DataLayout { Inria, Lists };
-inline constexpr EnumNames<DataLayout, 2> kDataLayoutNames{{{{DataLayout::Inria, "inria"}, {DataLayout::Lists, "lists"}}}};
+enum class DataLayout { Inria, Lists, Folders };
+inline constexpr EnumNames<DataLayout, 3> kDataLayoutNames{
+    {{{DataLayout::Inria, "inria"}, {DataLayout::Lists, "lists"}, {DataLayout::Folders, "folders"}}}};
 enum class SvmWeighting {
     Resample,  // each round trains the candidate SVMs on a weighted resample of the training set
     Select     // SVMs see every sample once; AdaBoost weights only choose the best candidate
@@ -34,6 +36,8 @@ struct DataConfig {
     DataLayout layout = DataLayout::Inria;
     std::string inria_root = "INRIAPerson";  // relative paths are taken from $CASCADEKIT_DATA
     std::string positives_list, negatives_list;
+    std::string positives_dir;                // layout folders: crops (relative: from $CASCADEKIT_DATA)
+    std::vector<std::string> negatives_dirs;  // layout folders: negative image folders
     bool flip_positives = false;
     int holdout_every = 5;        // every k-th source photo and negative image is held out; 0 = none
     std::string split_file;       // where the held-out split is read from or written to
