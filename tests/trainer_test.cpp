@@ -16,6 +16,7 @@
 #include "cascadekit/io/stage_codec.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
+#include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "checkpoint.hpp"  // trainer/src: the checkpoint format, to build damaged-but-sealed files
 #include "test_support.hpp"
@@ -378,4 +379,28 @@ TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
         train(cfg, d.train, read_pgm, one, obs);
     }
     EXPECT_EQ(bytes(whole.model_out), bytes(one.model_out));
+}
+
+// layout: folders: every image of the crops folder and of each negative folder, no list files.
+TEST(Trainer, FoldersLayoutReadsCropsAndNegativeFolders) {
+    const fs::path dir = scratch_dir("trainer_folders");
+    fs::create_directories(dir / "crops");
+    fs::create_directories(dir / "bg1");
+    fs::create_directories(dir / "bg2");
+    for (int i = 0; i < 10; ++i) write_pgm(dir / "crops" / ("c" + std::to_string(i) + ".pgm"), blobby_image(36, 36, static_cast<unsigned>(i)));
+    for (int i = 0; i < 4; ++i) write_pgm(dir / "bg1" / ("a" + std::to_string(i) + ".pgm"), blobby_image(80, 60, 50u + static_cast<unsigned>(i)));
+    write_pgm(dir / "bg2" / "z.pgm", blobby_image(80, 60, 99));
+    const TrainConfig cfg = parse_train_config(
+        "data: {layout: folders, positives_dir: crops, negatives_dirs: [bg1, bg2], holdout_every: 5, split_file: " +
+            (dir / "split.txt").string() + "}\nwindow: {width: 24, height: 24}\n",
+        "folders.yaml");
+    const Dataset all = configured_dataset(cfg, dir);
+    EXPECT_EQ(all.positives.size(), 10u);
+    EXPECT_EQ(all.negatives.size(), 5u);
+    const Dataset train = training_dataset(cfg, dir);
+    EXPECT_EQ(train.positives.size(), 8u);  // every 5th crop held out
+    EXPECT_EQ(train.negatives.size(), 4u);
+    EXPECT_THROW(parse_train_config("data: {layout: folders, positives_dir: crops}", "x.yaml"), ConfigError);
+    EXPECT_THROW(configured_dataset(parse_train_config("data: {layout: folders, positives_dir: nope, negatives_dirs: [bg1]}", "y.yaml"), dir),
+                 DatasetError);
 }

@@ -48,7 +48,8 @@ void add(DetectStats& total, const DetectStats& s) {
 }
 }  // namespace
 
-BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed) {
+BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed,
+                             const Stop& stop) {
     Impl& im = *impl_;
     const std::size_t most = im.options.chunk > 0 ? im.options.chunk
                                                   : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
@@ -158,6 +159,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             images[k] = {};  // its pixels are no longer needed
         }
         begin += n;
+        if (stop && stop()) break;
     }
     return totals;
 }

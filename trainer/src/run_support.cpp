@@ -70,8 +70,66 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
             }
         });
     report(true);
-    if (totals) totals->windows = p.windows_scanned;
+    if (totals) {
+        totals->windows = p.windows_scanned;
+        totals->accepted = p.false_positives;
+    }
     return found;
+}
+
+std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+                                 std::size_t want, std::size_t per_image, RandomStream rng, int stage,
+                                 TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
+    DetectParams params;
+    params.stride = cfg.mining.stride;
+    params.scale_step = cfg.mining.scale_step;
+    BulkOptions options;
+    options.backend = cfg.mining.backend;
+    BulkDetector bulk(model, params, options);
+    std::vector<std::uint32_t> order;
+    for (std::size_t i = 0; i < images.size(); ++i)
+        if (images[i].width >= model.window_width && images[i].height >= model.window_height)
+            order.push_back(static_cast<std::uint32_t>(i));
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + rng.below(order.size() - i)]);
+    const std::uint64_t seed = rng.next();  // per-image draws: RandomStream(seed, {image})
+    std::vector<WindowRef> pool;
+    MiningProgress p;
+    p.stage = stage;
+    p.images = order.size();
+    const auto start = Clock::now();
+    auto last = start;
+    auto report = [&](bool finished) {
+        p.seconds = seconds_since(start);
+        p.finished = finished;
+        std::lock_guard lock(observer_mutex);
+        observer.on_mining(p);
+    };
+    bulk.run(
+        order.size(), [&](std::size_t k) { return BulkImage{images[order[k]].view(), nullptr}; },
+        [&](std::size_t k, DetectResult&& r, const BulkImage&, double) {
+            if (pool.size() >= want) return;  // full: what comes after does not count
+            const std::uint32_t i = order[k];
+            std::vector<WindowRef> found;
+            for (const Detection& d : r.detections)
+                found.push_back({i, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                                 static_cast<std::int32_t>(std::lround(d.y / d.scale))});
+            found = subsample(found, std::min(per_image, want - pool.size()), RandomStream(seed, {i}));
+            pool.insert(pool.end(), found.begin(), found.end());
+            p.windows_scanned += r.stats.windows_scanned;
+            p.false_positives += r.detections.size();
+            ++p.images_done;
+            if (Clock::now() - last > std::chrono::seconds(2)) {
+                last = Clock::now();
+                report(false);
+            }
+        },
+        {}, [&] { return pool.size() >= want; });
+    report(true);
+    if (totals) {
+        totals->windows = p.windows_scanned;
+        totals->accepted = p.false_positives;
+    }
+    return pool;
 }
 
 }  // namespace cascadekit::detail

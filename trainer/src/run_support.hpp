@@ -26,9 +26,18 @@ CascadeModel model_of(const TrainConfig& cfg, std::vector<Stage> stages, const s
 // stride and scale step, its mining backend) and returns every window it accepts, the false
 // positives, in image order. Reports progress for `stage` to the observer (under `mutex`).
 struct MiningTotals {
-    std::uint64_t windows = 0;  // windows scanned
+    std::uint64_t windows = 0;   // windows scanned
+    std::uint64_t accepted = 0;  // of those, accepted by the model
 };
 std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                             int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr);
+
+// A negative pool of `want` windows that `model` accepts, for refills inside a stage: the images
+// in the order `rng` shuffles them, from each at most `per_image` of its accepted windows (drawn
+// by a stream of the run's seed and the image), until the pool is full. Scans only as many images
+// as it needs. Fewer than `want` when the images hold fewer.
+std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+                                 std::size_t want, std::size_t per_image, RandomStream rng, int stage,
+                                 TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr);
 
 }  // namespace cascadekit::detail

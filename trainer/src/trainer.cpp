@@ -130,10 +130,15 @@ private:
         std::vector<Stage> with = ck_.stages;
         with.push_back(trainer_->stage());
         MiningTotals totals;
-        const auto found = detail::mine(detail::model_of(cfg_, with, data_.description, ck_.created_utc), cfg_, images_,
-                                        stage, obs_, observer_mutex_, &totals);
-        ck_.mining_seconds += seconds_since(t);
         const std::size_t want = target_negatives();
+        // From each image at most a share of the pool (so that at least ~100 images contribute),
+        // images in a seeded order, scanning only as many as the pool needs.
+        const std::size_t per_image = std::max<std::size_t>(1, want / 100);
+        const auto found = detail::mine_pool(detail::model_of(cfg_, with, data_.description, ck_.created_utc), cfg_, images_, want,
+                                             per_image,
+                                             detail::streams::refill_subsample(cfg_.seed, static_cast<std::uint64_t>(stage), trainer_->size()),
+                                             stage, obs_, observer_mutex_, &totals);
+        ck_.mining_seconds += seconds_since(t);
         if (found.empty()) {
             ck_.stop_reason = "negative data exhausted: stage " + std::to_string(stage) + " with " +
                               std::to_string(trainer_->size()) + " weak classifiers accepts no window of the negative images";
@@ -141,11 +146,10 @@ private:
             return false;
         }
         obs_.on_note("stage " + std::to_string(stage) + ", " + std::to_string(trainer_->size()) + " weak classifiers: pool refilled with " +
-                     std::to_string(std::min(found.size(), want)) + " negatives (1 found per " +
-                     std::to_string(totals.windows / std::max<std::uint64_t>(found.size(), 1)) + " windows scanned)" +
+                     std::to_string(found.size()) + " negatives (1 accepted per " +
+                     std::to_string(totals.windows / std::max<std::uint64_t>(totals.accepted, 1)) + " windows scanned)" +
                      (found.size() < want ? "; only " + std::to_string(found.size()) + " left (wanted " + std::to_string(want) + "), training on those" : ""));
-        ck_.negatives = detail::subsample(found, want,
-                                          detail::streams::refill_subsample(cfg_.seed, static_cast<std::uint64_t>(stage), trainer_->size()));
+        ck_.negatives = found;
         store_negatives();
         trainer_->refilled(context());
         return true;

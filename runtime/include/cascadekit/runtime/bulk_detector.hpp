@@ -62,7 +62,13 @@ public:
     // the first failure is rethrown. DeviceError (a CUDA fault) always stops the run.
     using Failure = std::function<void(std::size_t index, const std::string& message)>;
 
-    BulkTotals run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed = {});
+    // Asked after each chunk: true ends the run early (images not yet loaded are skipped). A
+    // consumer that ignores what comes after it is satisfied keeps the outcome independent of
+    // where chunks end.
+    using Stop = std::function<bool()>;
+
+    BulkTotals run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed = {},
+                   const Stop& stop = {});
 
     std::string backend_name() const;
     const CascadeModel& model() const;
