@@ -148,3 +148,27 @@ TEST(Evaluation, InriaAndListReadersGiveImagesWithTheirBoxes) {
     EXPECT_EQ(list->name(), "held-out negatives");
     EXPECT_EQ(list->size(), 1u);
 }
+
+// "NAME x y w h" box files (CMU+MIT's facegroundtruth.txt), and the ROC's detection rate at N
+// false positives.
+TEST(Evaluation, BoxFilesAndDetectionRateAtFalsePositives) {
+    const auto dir = cascadekit::test::scratch_dir("eval_boxfile");
+    for (const char* n : {"a.png", "b.png"}) std::ofstream(dir / n) << "x";
+    std::ofstream(dir / "gt.txt") << "# comment\nb.png 10 20 24 26\nb.png 50 20 20 22\n";
+    const auto set = box_file_images(dir, dir / "gt.txt", "faces");
+    ASSERT_EQ(set->size(), 2u);
+    EXPECT_TRUE(set->at(0).objects.empty());
+    ASSERT_EQ(set->at(1).objects.size(), 2u);
+    EXPECT_EQ(set->at(1).objects[1], (Box{50, 20, 20, 22}));
+    std::ofstream(dir / "bad.txt") << "c.png 1 2 3 4\n";
+    EXPECT_THROW(box_file_images(dir, dir / "bad.txt", "x"), std::runtime_error);
+    std::ofstream(dir / "bad2.txt") << "a.png 1 2 -3 4\n";
+    EXPECT_THROW(box_file_images(dir, dir / "bad2.txt", "x"), std::runtime_error);
+    // 2 images, 2 faces: at 0 FP one face is found, at 1 FP both.
+    ImageTruth a, b;
+    b.people = {{10, 20, 24, 26}, {50, 20, 20, 22}};
+    b.detections = {{{10, 20, 24, 26}, 0.9}, {{200, 0, 10, 10}, 0.8}, {{50, 20, 20, 22}, 0.7}};
+    const auto curve = fppi_curve({a, b});
+    EXPECT_DOUBLE_EQ(detection_rate_at(curve, 2, 0), 0.5);
+    EXPECT_DOUBLE_EQ(detection_rate_at(curve, 2, 1), 1.0);
+}

@@ -1,6 +1,8 @@
 #include "cascadekit/eval/annotated_images.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -73,6 +75,43 @@ std::unique_ptr<AnnotatedImages> inria_images(const fs::path& root, const std::s
     for (const fs::path& p : images_in(root / part / "neg")) items.push_back({p, {}});
     if (items.empty()) throw std::runtime_error((root / part).string() + ": no INRIA images found (pos/ or neg/)");
     return std::make_unique<PascalImages>("INRIA " + part, std::move(items));
+}
+
+std::unique_ptr<AnnotatedImages> box_file_images(const fs::path& folder, const fs::path& boxes, std::string name) {
+    std::vector<AnnotatedImage> images;
+    std::map<std::string, std::size_t> by_name;
+    for (const fs::path& p : images_in(folder)) {
+        by_name[p.filename().string()] = images.size();
+        images.push_back({p, {}, {}});
+    }
+    if (images.empty()) throw std::runtime_error(folder.string() + ": no images found");
+    std::istringstream in(read_text_file(boxes.string(), "annotation"));
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream fields(line);
+        std::string file;
+        double x = 0, y = 0, w = 0, h = 0;
+        auto where = [&] { return boxes.string() + ": line " + std::to_string(number); };
+        if (!(fields >> file >> x >> y >> w >> h) || !(w > 0) || !(h > 0) || !std::isfinite(x) || !std::isfinite(y) ||
+            !std::isfinite(w) || !std::isfinite(h))
+            throw std::runtime_error(where() + ": expected NAME x y w h with w, h > 0");
+        const auto it = by_name.find(file);
+        if (it == by_name.end()) throw std::runtime_error(where() + ": no image " + file + " in " + folder.string());
+        images[it->second].objects.push_back({x, y, w, h});
+    }
+    return std::make_unique<ListImages>(std::move(name), std::move(images));
+}
+
+std::unique_ptr<AnnotatedImages> cmu_mit_faces(const fs::path& root) {
+    std::vector<AnnotatedImage> all;
+    for (const char* part : {"test", "test-low"}) {
+        const auto set = box_file_images(root / part, root / part / "facegroundtruth.txt", part);
+        for (std::size_t i = 0; i < set->size(); ++i) all.push_back(set->at(i));
+    }
+    return std::make_unique<ListImages>("CMU+MIT frontal faces", std::move(all));
 }
 
 std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedImage> images) {

@@ -98,6 +98,10 @@ std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double
     return plateau_ends(out);
 }
 
+double detection_rate_at(const std::vector<CurvePoint>& fppi, std::size_t images, double false_positives) {
+    return 1.0 - miss_rate_at(fppi, false_positives / static_cast<double>(std::max<std::size_t>(images, 1)) + 1e-12);
+}
+
 double log_average_miss_rate(const std::vector<CurvePoint>& fppi) {
     double sum = 0;
     for (int i = 0; i < 9; ++i) {

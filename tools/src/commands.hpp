@@ -42,6 +42,9 @@ struct EvalOptions {
     std::string config = "configs/inria-hog-cascade.yaml";  // data and held-out split
     std::string fppw, rejection, fppi;               // CSV outputs; each asks for that evaluation
     std::string pennfudan;                           // default $CASCADEKIT_DATA/PennFudanPed
+    std::string faces;                               // --faces CSV: FPPI on CMU+MIT frontal faces
+    std::string cmu_mit;                             // default $CASCADEKIT_DATA/Faces/cmu-mit
+    double min_scale = 1.0;                          // smallest window scale of full-image scans
     std::string write_lists;                         // folder for the held-out and PennFudan lists
     std::string label;
     int stride = 8;

@@ -53,10 +53,11 @@ int run_eval(const EvalOptions& o) {
         DetectParams params;
         params.stride = o.stride;
         params.scale_step = o.scale_step;
+        params.min_scale = o.min_scale;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
         // Every output is checked before the (long) evaluation starts.
-        for (const std::string* out : {&o.fppw, &o.rejection, &o.fppi})
+        for (const std::string* out : {&o.fppw, &o.rejection, &o.fppi, &o.faces})
             if (!out->empty()) check_writable_file(*out);
         if (!o.write_lists.empty()) {
             fs::create_directories(o.write_lists);
@@ -170,6 +171,28 @@ int run_eval(const EvalOptions& o) {
             std::printf("%s: PennFudan (%zu images, %zu people, padding %.2f): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
                         label.c_str(), truth.size(), people, o.pad, log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
                         miss_rate_at(curve, 1.0));
+        }
+        if (!o.faces.empty()) {
+            if (!model) throw std::runtime_error("--faces needs --model");
+            const auto set = cmu_mit_faces(o.cmu_mit.empty() ? data_root() / "Faces" / "cmu-mit" : fs::path(o.cmu_mit));
+            FullImageOptions fo;
+            fo.params = params;
+            fo.fusion = o.fusion;
+            fo.pad = 0;
+            fo.bulk.backend = o.backend;
+            fo.bulk.device = o.device;
+            // The detection window is the face box: the window covers the face from the eyebrows
+            // to the chin, as CMU+MIT's boxes do (see configs/faces-lbp.yaml).
+            const auto truth = detect_annotated(*model, *set, fo, load_gray, [](double x, double y, double w, double h) {
+                return Box{x, y, w, h};
+            });
+            std::size_t faces = 0;
+            for (const ImageTruth& t : truth) faces += t.people.size();
+            const auto curve = fppi_curve(truth);
+            write_text_atomically(o.faces, csv(curve, "fppi"));
+            std::printf("%s: %s (%zu images, %zu faces): detection rate", label.c_str(), set->name().c_str(), truth.size(), faces);
+            for (int fp : {10, 31, 50, 65, 78, 95, 167}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
+            std::printf(" false positives; log-average miss rate %.4f\n", log_average_miss_rate(curve));
         }
         return kExitOk;
     } catch (const std::exception& e) {

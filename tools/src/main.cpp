@@ -159,6 +159,11 @@ int main(int argc, char** argv) {
         ->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
     eval->add_option("--device", ev.device, "CUDA device to run on (0, 1, …)")->check(CLI::NonNegativeNumber)->capture_default_str();
     add_fusion_options(eval, eval_fuse, ev.fusion);
+    eval->add_option("--faces", ev.faces, "Miss rate vs false positives per image on the CMU+MIT frontal faces, to this CSV; "
+                                          "prints the detection rate at 10, 31, 50, 65, 78, 95 and 167 false positives");
+    eval->add_option("--cmu-mit", ev.cmu_mit, "CMU+MIT faces folder (default $CASCADEKIT_DATA/Faces/cmu-mit)");
+    eval->add_option("--min-scale", ev.min_scale, "Full-image scans: smallest window scale, >= 1/16 (below 1 upscales)")
+        ->capture_default_str();
     eval->add_option("--pad", ev.pad, "PennFudan: replicated border added on every side, as a share of the image height "
                                       "(people fill the frame; the window needs room around them)")->capture_default_str();
 

@@ -37,6 +37,17 @@ std::unique_ptr<AnnotatedImages> pennfudan_images(const std::filesystem::path& r
 // neither holds an image.
 std::unique_ptr<AnnotatedImages> inria_images(const std::filesystem::path& root, const std::string& part);
 
+// Images of a folder with their boxes from a text file of lines "NAME x y w h" (one object a
+// line; '#' comments; images without a line have no object), as the CMU+MIT frontal face set's
+// facegroundtruth.txt. Every image of the folder is in the set, sorted by name. Throws
+// std::runtime_error naming the file and line of a malformed entry or an unknown image.
+std::unique_ptr<AnnotatedImages> box_file_images(const std::filesystem::path& folder, const std::filesystem::path& boxes,
+                                                 std::string name);
+
+// CMU+MIT frontal faces as shipped in $CASCADEKIT_DATA/Faces/cmu-mit: test/ and test-low/, each
+// with its facegroundtruth.txt.
+std::unique_ptr<AnnotatedImages> cmu_mit_faces(const std::filesystem::path& root);
+
 // An explicit list (e.g. held-out negative images: no boxes).
 std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedImage> images);
 

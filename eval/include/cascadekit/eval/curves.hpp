@@ -57,6 +57,10 @@ struct ImageTruth {
 // ignore region with IoU >= min_iou is dropped; other unmatched detections are false positives.
 std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double min_iou = 0.5);
 
+// Detection rate (1 − miss rate) at `false_positives` false positives over `images` images, read
+// off an FPPI curve (the classic face-detection ROC points: 10, 31, 50, … false positives).
+double detection_rate_at(const std::vector<CurvePoint>& fppi, std::size_t images, double false_positives);
+
 // Mean of log miss rates at 9 FPPI points evenly spaced in log space over [1e-2, 1], as a miss
 // rate (Dollár et al.'s log-average miss rate).
 double log_average_miss_rate(const std::vector<CurvePoint>& fppi);
