@@ -404,3 +404,33 @@ TEST(Trainer, FoldersLayoutReadsCropsAndNegativeFolders) {
     EXPECT_THROW(configured_dataset(parse_train_config("data: {layout: folders, positives_dir: nope, negatives_dirs: [bg1]}", "y.yaml"), dir),
                  DatasetError);
 }
+
+// A hybrid: a WaldBoost LBP sequence in front of HoG stages, trained in one run, each stage on
+// the negatives the cascade so far still accepts; one model the detector runs.
+TEST(WaldBoost, HybridSequenceTrainsAnLbpPrefixThenHogStages) {
+    const SyntheticData d = make_data("waldboost_hybrid");
+    TrainConfig cfg = tiny_config();
+    cfg.boosting.stage_sequence = {"waldboost_lbp", "hog_svm"};
+    cfg.boosting.max_stages = 3;
+    cfg.waldboost.weak_classifiers = 3;
+    cfg.waldboost.features_per_round = 200;
+    cfg.waldboost.alpha = 0.02;
+    TrainOptions opt;
+    opt.model_out = d.dir / "hybrid.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    Quiet obs;
+    const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_GE(m.stages.size(), 2u) << s.stop_reason;
+    EXPECT_EQ(m.stages[0].kind(), "waldboost_lbp");
+    for (std::size_t k = 1; k < m.stages.size(); ++k) EXPECT_EQ(m.stages[k].kind(), "hog_svm");
+    EXPECT_EQ(feature_family(m), "lbp+hog");
+    EXPECT_GE(accepted_share(m, d.test.positives), 0.8);
+    // Resumed after every round: the same bytes.
+    TrainOptions part = opt;
+    part.model_out = d.dir / "part.h5";
+    part.stop_after_rounds = 1;
+    for (int i = 0; i < 80 && !train(cfg, d.train, read_pgm, part, obs).finished; ++i) part.resume = true;
+    EXPECT_EQ(bytes(opt.model_out), bytes(part.model_out));
+    EXPECT_THROW(parse_train_config("boosting: {stage_sequence: [waldboost_lbp, nope]}", "x.yaml"), ConfigError);
+}

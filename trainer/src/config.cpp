@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 
@@ -97,6 +98,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("hog.epsilon", c.hog.epsilon);
     r.get("hog.hys_clip", c.hog.hys_clip);
     r.get("boosting.stage_kind", b.stage_kind);
+    r.get("boosting.stage_sequence", b.stage_sequence);
     r.get("boosting.pool", b.pool);
     r.get("boosting.candidates_per_round", b.candidates_per_round);
     r.get("boosting.d_min", b.d_min);
@@ -166,6 +168,10 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (c.dense.max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
     if (c.kind == TrainKind::Cascade && find_stage_trainer(b.stage_kind) == nullptr)
         r.fail("boosting.stage_kind", "no stage trainer '" + b.stage_kind + "' (this build trains: " + known_stage_trainers() + ")");
+    if (b.stage_sequence.size() > kMaxStages) r.fail("boosting.stage_sequence", "more entries than the stage limit");
+    for (const std::string& k : b.stage_sequence)
+        if (c.kind == TrainKind::Cascade && find_stage_trainer(k) == nullptr)
+            r.fail("boosting.stage_sequence", "no stage trainer '" + k + "' (this build trains: " + known_stage_trainers() + ")");
     c.text = text;
     return c;
 }
@@ -178,6 +184,12 @@ TrainConfig load_train_config(const std::string& file) {
         throw ConfigError(e.what());
     }
     return parse_train_config(std::string(bytes.begin(), bytes.end()), file);
+}
+
+const std::string& stage_kind_of(const TrainConfig& c, int stage) {
+    const auto& seq = c.boosting.stage_sequence;
+    if (seq.empty()) return c.boosting.stage_kind;
+    return seq[std::min(static_cast<std::size_t>(std::max(stage, 1)) - 1, seq.size() - 1)];
 }
 
 std::string to_string(TrainKind kind) { return std::string(kTrainKindNames.name(kind)); }

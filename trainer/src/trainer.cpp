@@ -95,8 +95,8 @@ private:
     }
     int stage_number() const { return static_cast<int>(ck_.stages.size()) + 1; }
     StageContext context() const { return {cfg_, stage_number(), crops_.size(), ck_.negatives.size()}; }
-    // The kind of stage `stage` (1-based): every stage is of the configured kind today.
-    std::string_view kind_of_stage(int /*stage*/) const { return cfg_.boosting.stage_kind; }
+    // The kind of stage `stage` (1-based): boosting.stage_sequence, else boosting.stage_kind.
+    std::string_view kind_of_stage(int stage) const { return stage_kind_of(cfg_, stage); }
 
     // The negatives a stage trains on: what its trainer wants, else the configured default.
     std::size_t target_negatives() const {

@@ -47,6 +47,9 @@ struct DataConfig {
 
 struct BoostingConfig {
     std::string stage_kind = "hog_svm";  // the stage trainer (trainer/stage_trainer.hpp) of every stage
+    // Hybrid cascades: the kind of stage 1, 2, …; the last entry repeats for the stages after it
+    // (e.g. [waldboost_lbp, hog_svm]: an LBP sequence in front of HoG stages). Empty: stage_kind.
+    std::vector<std::string> stage_sequence;
     std::string pool = "zhu";            // candidate blocks: zhu | dalal-triggs (features/block_pool.hpp)
     int candidates_per_round = 125;
     double d_min = 0.99;   // each stage keeps at least this share of its training positives
@@ -100,6 +103,9 @@ struct TrainConfig {
 };
 
 std::string to_string(TrainKind kind);
+
+// The stage kind of stage `stage` (1-based) under config.boosting.
+const std::string& stage_kind_of(const TrainConfig& config, int stage);
 
 // Parses and validates; unknown keys and out-of-range values throw ConfigError naming `origin`
 // (the file) and the key. Units: window in pixels; hog.epsilon in gray levels of summed gradient
