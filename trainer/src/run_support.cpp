@@ -27,19 +27,31 @@ CascadeModel model_of(const TrainConfig& cfg, std::vector<Stage> stages, const s
     return m;
 }
 
-std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
-                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
+namespace {
+// The bulk detector bootstrapping scans with: the configuration's stride, scale step and backend.
+BulkDetector mining_detector(const CascadeModel& model, const TrainConfig& cfg) {
     DetectParams params;
     params.stride = cfg.mining.stride;
     params.scale_step = cfg.mining.scale_step;
     BulkOptions options;
     options.backend = cfg.mining.backend;
-    BulkDetector bulk(model, params, options);
-    // Images smaller than the window hold no window: they are counted as done, not scanned.
+    return BulkDetector(model, params, options);
+}
+
+// Images large enough to hold a window (the others hold none: counted as done, not scanned).
+std::vector<std::uint32_t> usable_images(const CascadeModel& model, const std::vector<GrayImage>& images) {
     std::vector<std::uint32_t> usable;
     for (std::size_t i = 0; i < images.size(); ++i)
         if (images[i].width >= model.window_width && images[i].height >= model.window_height)
             usable.push_back(static_cast<std::uint32_t>(i));
+    return usable;
+}
+}  // namespace
+
+std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
+    BulkDetector bulk = mining_detector(model, cfg);
+    const std::vector<std::uint32_t> usable = usable_images(model, images);
     std::vector<WindowRef> found;
     MiningProgress p;
     p.stage = stage;
@@ -80,16 +92,8 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
 std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
                                  TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
-    DetectParams params;
-    params.stride = cfg.mining.stride;
-    params.scale_step = cfg.mining.scale_step;
-    BulkOptions options;
-    options.backend = cfg.mining.backend;
-    BulkDetector bulk(model, params, options);
-    std::vector<std::uint32_t> order;
-    for (std::size_t i = 0; i < images.size(); ++i)
-        if (images[i].width >= model.window_width && images[i].height >= model.window_height)
-            order.push_back(static_cast<std::uint32_t>(i));
+    BulkDetector bulk = mining_detector(model, cfg);
+    std::vector<std::uint32_t> order = usable_images(model, images);
     for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + rng.below(order.size() - i)]);
     const std::uint64_t seed = rng.next();  // per-image draws: RandomStream(seed, {image})
     std::vector<WindowRef> pool;
