@@ -1,6 +1,7 @@
 #include "run_support.hpp"
 
 #include <cmath>
+#include <functional>
 #include <ctime>
 
 #include "cascadekit/runtime/bulk_detector.hpp"
@@ -48,15 +49,20 @@ std::vector<std::uint32_t> usable_images(const CascadeModel& model, const std::v
 }
 }  // namespace
 
-std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
-                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
+namespace {
+// Scans images[order[0]], images[order[1]], … with `model` through the bulk runner, handing each
+// image's accepted windows (as WindowRefs, in scan order) to on_image, in order, until stop()
+// says enough. Reports progress for `stage` (images_before counted as done already).
+using ImageWindows = std::function<void(std::vector<WindowRef>&& accepted)>;
+MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+                         const std::vector<std::uint32_t>& order, std::size_t images_before, int stage,
+                         TrainObserver& observer, std::mutex& observer_mutex, const ImageWindows& on_image,
+                         const std::function<bool()>& stop = {}) {
     BulkDetector bulk = mining_detector(model, cfg);
-    const std::vector<std::uint32_t> usable = usable_images(model, images);
-    std::vector<WindowRef> found;
     MiningProgress p;
     p.stage = stage;
-    p.images = images.size();
-    p.images_done = images.size() - usable.size();
+    p.images = images_before + order.size();
+    p.images_done = images_before;
     const auto start = Clock::now();
     auto last = start;
     auto report = [&](bool finished) {
@@ -67,72 +73,55 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
         observer.on_mining(p);
     };
     bulk.run(
-        usable.size(), [&](std::size_t k) { return BulkImage{images[usable[k]].view(), nullptr}; },
+        order.size(), [&](std::size_t k) { return BulkImage{images[order[k]].view(), nullptr}; },
         [&](std::size_t k, DetectResult&& r, const BulkImage&, double) {
-            const std::uint32_t i = usable[k];
+            std::vector<WindowRef> accepted;
+            accepted.reserve(r.detections.size());
             for (const Detection& d : r.detections)
-                found.push_back({i, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
-                                 static_cast<std::int32_t>(std::lround(d.y / d.scale))});
+                accepted.push_back({order[k], d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                                    static_cast<std::int32_t>(std::lround(d.y / d.scale))});
             p.windows_scanned += r.stats.windows_scanned;
-            p.false_positives += r.detections.size();
+            p.false_positives += accepted.size();
             ++p.images_done;
+            on_image(std::move(accepted));
             if (Clock::now() - last > std::chrono::seconds(2)) {
                 last = Clock::now();
                 report(false);
             }
-        });
+        },
+        {}, stop);
     report(true);
-    if (totals) {
-        totals->windows = p.windows_scanned;
-        totals->accepted = p.false_positives;
-    }
+    return {p.windows_scanned, p.false_positives};
+}
+}  // namespace
+
+std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
+    const std::vector<std::uint32_t> usable = usable_images(model, images);
+    std::vector<WindowRef> found;
+    const MiningTotals t = scan_images(model, cfg, images, usable, images.size() - usable.size(), stage, observer, observer_mutex,
+                                       [&](std::vector<WindowRef>&& w) { found.insert(found.end(), w.begin(), w.end()); });
+    if (totals) *totals = t;
     return found;
 }
 
 std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
                                  TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
-    BulkDetector bulk = mining_detector(model, cfg);
     std::vector<std::uint32_t> order = usable_images(model, images);
     for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + rng.below(order.size() - i)]);
     const std::uint64_t seed = rng.next();  // per-image draws: RandomStream(seed, {image})
     std::vector<WindowRef> pool;
-    MiningProgress p;
-    p.stage = stage;
-    p.images = order.size();
-    const auto start = Clock::now();
-    auto last = start;
-    auto report = [&](bool finished) {
-        p.seconds = seconds_since(start);
-        p.finished = finished;
-        std::lock_guard lock(observer_mutex);
-        observer.on_mining(p);
-    };
-    bulk.run(
-        order.size(), [&](std::size_t k) { return BulkImage{images[order[k]].view(), nullptr}; },
-        [&](std::size_t k, DetectResult&& r, const BulkImage&, double) {
-            if (pool.size() >= want) return;  // full: what comes after does not count
-            const std::uint32_t i = order[k];
-            std::vector<WindowRef> found;
-            for (const Detection& d : r.detections)
-                found.push_back({i, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
-                                 static_cast<std::int32_t>(std::lround(d.y / d.scale))});
-            found = subsample(found, std::min(per_image, want - pool.size()), RandomStream(seed, {i}));
-            pool.insert(pool.end(), found.begin(), found.end());
-            p.windows_scanned += r.stats.windows_scanned;
-            p.false_positives += r.detections.size();
-            ++p.images_done;
-            if (Clock::now() - last > std::chrono::seconds(2)) {
-                last = Clock::now();
-                report(false);
-            }
+    const MiningTotals t = scan_images(
+        model, cfg, images, order, 0, stage, observer, observer_mutex,
+        [&](std::vector<WindowRef>&& w) {
+            if (pool.size() >= want || w.empty()) return;  // full: what comes after does not count
+            const std::uint32_t image = w.front().image;
+            w = subsample(w, std::min(per_image, want - pool.size()), RandomStream(seed, {image}));
+            pool.insert(pool.end(), w.begin(), w.end());
         },
-        {}, [&] { return pool.size() >= want; });
-    report(true);
-    if (totals) {
-        totals->windows = p.windows_scanned;
-        totals->accepted = p.false_positives;
-    }
+        [&] { return pool.size() >= want; });
+    if (totals) *totals = t;
     return pool;
 }
 

@@ -136,17 +136,7 @@ public:
         out.vec(weights_);
     }
     void load_state(ByteReader& in, const StageContext& ctx) override {
-        const Stage s = decode_stage(in);
-        const auto* hog = s.get_if<HogSvmStage>();
-        if (hog == nullptr) throw ByteCodecError("the stage in training is a " + std::string(s.kind()) + " stage, not hog_svm");
-        if (!hog->learners.empty()) {
-            CascadeModel m;
-            m.window_width = cfg_.window.width;
-            m.window_height = cfg_.window.height;
-            m.hog = cfg_.hog;
-            hog->validate(m, "the stage in training");
-        }
-        current_ = *hog;
+        current_ = restore_stage<HogSvmStage>(in, cfg_);
         weights_ = in.vec<double>(ctx.samples());
         if (!weights_.empty() && weights_.size() != ctx.samples())
             throw ByteCodecError(std::to_string(weights_.size()) + " sample weights for " + std::to_string(ctx.samples()) +

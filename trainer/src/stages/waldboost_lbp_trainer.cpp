@@ -148,16 +148,7 @@ public:
 
     void save_state(ByteWriter& out) const override { encode_stage(stage_, out); }
     void load_state(ByteReader& in, const StageContext& ctx) override {
-        const Stage s = decode_stage(in);
-        const auto* wb = s.get_if<WaldBoostLbpStage>();
-        if (wb == nullptr) throw ByteCodecError("the stage in training is a " + std::string(s.kind()) + " stage, not waldboost_lbp");
-        if (!wb->weak.empty()) {
-            CascadeModel m;
-            m.window_width = cfg_.window.width;
-            m.window_height = cfg_.window.height;
-            wb->validate(m, "the stage in training");
-        }
-        stage_ = *wb;
+        stage_ = restore_stage<WaldBoostLbpStage>(in, cfg_);
         replay(ctx);
     }
 
