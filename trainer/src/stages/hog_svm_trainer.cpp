@@ -23,7 +23,7 @@ namespace {
 class HogSvmTrainer final : public StageTrainer {
 public:
     explicit HogSvmTrainer(const TrainConfig& cfg)
-        : cfg_(cfg), samples_(cfg.window.width, cfg.window.height),
+        : cfg_(cfg), samples_(cfg.window.width, cfg.window.height, kOrientationBins),
           pool_(make_block_pool(cfg.boosting.pool, cfg.window.width, cfg.window.height)) {}
 
     FeatureNeeds needs() const override {

@@ -21,6 +21,7 @@
 #include <numeric>
 
 #include "../streams.hpp"
+#include "../window_set.hpp"
 #include "cascadekit/features/lbp.hpp"
 #include "cascadekit/io/stage_codec.hpp"
 #include "cascadekit/model/waldboost_lbp_stage.hpp"
@@ -45,22 +46,15 @@ std::vector<Rect> lbp_feature_pool(int ww, int wh, int max_cell) {
 class WaldBoostLbpTrainer final : public StageTrainer {
 public:
     explicit WaldBoostLbpTrainer(const TrainConfig& cfg)
-        : cfg_(cfg), stride_(static_cast<std::size_t>(cfg.window.width) + 1),
-          patch_(stride_ * (static_cast<std::size_t>(cfg.window.height) + 1)),
-          pool_(lbp_feature_pool(cfg.window.width, cfg.window.height, cfg.waldboost.max_cell)) {}
+        : cfg_(cfg), pool_(lbp_feature_pool(cfg.window.width, cfg.window.height, cfg.waldboost.max_cell)),
+          samples_(cfg.window.width, cfg.window.height, 1) {}
 
     FeatureNeeds needs() const override {
         FeatureNeeds n;
         n.gray_integral = true;
         return n;
     }
-    void store(std::size_t slot, const LevelFeatures& f, int x, int y) override {
-        std::uint32_t* dst = patches_.data() + slot * patch_;
-        for (int r = 0; r <= cfg_.window.height; ++r) {
-            const std::uint32_t* src = f.gray.data() + static_cast<std::size_t>(y + r) * f.gray.row_stride() + x;
-            std::copy(src, src + stride_, dst + static_cast<std::size_t>(r) * stride_);
-        }
-    }
+    void store(std::size_t slot, const LevelFeatures& f, int x, int y) override { samples_.store(slot, f.gray, x, y); }
 
     void begin_stage(const StageContext& ctx) override {
         stage_ = {};
@@ -68,7 +62,7 @@ public:
     }
     void refilled(const StageContext& ctx) override { replay(ctx); }
     void resize(std::size_t n) override {
-        patches_.resize(n * patch_);
+        samples_.resize(n);
         cached_samples_ = 0;  // the code cache is rebuilt for the samples stored next
     }
     std::size_t negatives_wanted() const override { return static_cast<std::size_t>(cfg_.waldboost.negatives); }
@@ -154,7 +148,7 @@ public:
 
 private:
     std::uint8_t code(std::size_t sample, const Rect& cell) const {
-        return lbp_code(patches_.data() + sample * patch_, stride_, cell);
+        return lbp_code(samples_.patch(sample), samples_.row_stride(), cell);
     }
 
     // When every feature is a candidate every round (features_per_round 0), each feature's code
@@ -253,9 +247,8 @@ private:
     }
 
     const TrainConfig& cfg_;
-    std::size_t stride_, patch_;
     std::vector<Rect> pool_;
-    std::vector<std::uint32_t> patches_;
+    detail::WindowSet samples_;  // gray integral-image patches
     std::vector<std::uint8_t> codes_;  // feature-major: codes_[f * samples + i]
     std::size_t cached_samples_ = 0;   // samples codes_ holds (0: none)
     WaldBoostLbpStage stage_;
