@@ -144,7 +144,7 @@ TEST(Evaluation, InriaAndListReadersGiveImagesWithTheirBoxes) {
     EXPECT_EQ(set->at(1).image.filename(), "n0.jpg");
     EXPECT_TRUE(set->at(2).objects.empty());
     EXPECT_THROW(inria_images(dir, "Train"), std::runtime_error);
-    const auto list = annotated_list("held-out negatives", {{dir / "a.png", {}, {}}});
+    const auto list = annotated_list("held-out negatives", {{dir / "a.png", {}, {}, {}}});
     EXPECT_EQ(list->name(), "held-out negatives");
     EXPECT_EQ(list->size(), 1u);
 }
@@ -171,4 +171,68 @@ TEST(Evaluation, BoxFilesAndDetectionRateAtFalsePositives) {
     const auto curve = fppi_curve({a, b});
     EXPECT_DOUBLE_EQ(detection_rate_at(curve, 2, 0), 0.5);
     EXPECT_DOUBLE_EQ(detection_rate_at(curve, 2, 1), 1.0);
+}
+
+TEST(Evaluation, FacePointsFileGivesEachBoxItsPoints) {
+    const auto dir = cascadekit::test::scratch_dir("eval_points");
+    for (const char* n : {"a.png", "b.png"}) std::ofstream(dir / n) << "x";
+    std::ofstream(dir / "gt.txt") << "b.png 10 20 24 26\nb.png 50 20 20 22\n";
+    std::ofstream(dir / "pts.txt") << "#filename left-eye right-eye nose left-corner-mouth center-mouth right-corner-mouth\n"
+                                      "b.png 15 28 27 28 21 34 16 40 21 41 26 40\n"
+                                      "b.png 54 27 64 27 59 32 55 36 59 37 63 36\n";
+    const auto set = box_file_images(dir, dir / "gt.txt", "faces", dir / "pts.txt");
+    ASSERT_EQ(set->at(1).face_points.size(), 2u);
+    const FacePoints& f = set->at(1).face_points[1];
+    EXPECT_DOUBLE_EQ(f.left_eye_x, 54);
+    EXPECT_DOUBLE_EQ(f.right_eye_x, 64);
+    EXPECT_DOUBLE_EQ(f.mouth_x, 59);  // the mouth centre, not a corner
+    EXPECT_DOUBLE_EQ(f.mouth_y, 37);
+    std::ofstream(dir / "short.txt") << "b.png 15 28 27 28 21 34 16 40 21 41 26 40\n";  // 1 of 2 faces
+    EXPECT_THROW(box_file_images(dir, dir / "gt.txt", "faces", dir / "short.txt"), std::runtime_error);
+    std::ofstream(dir / "cut.txt") << "b.png 15 28 27\n";
+    EXPECT_THROW(box_file_images(dir, dir / "gt.txt", "faces", dir / "cut.txt"), std::runtime_error);
+}
+
+TEST(Evaluation, FacePointsRuleAcceptsAnyBoxConventionButNotOffFaceBoxes) {
+    ImageTruth im;
+    im.people = {{100, 100, 40, 44}};
+    // eyes at (110, 112) and (130, 112), mouth centre (120, 132): eye-to-mouth distance 20
+    im.face_points = {{110, 112, 130, 112, 120, 132}};
+    const MatchRule rule = face_points_match();
+    EXPECT_GE(rule(im, 0, {100, 100, 40, 44}), 0);   // the set's own box
+    EXPECT_GE(rule(im, 0, {90, 85, 60, 70}), 0);     // a loose box from the forehead to the chin
+    EXPECT_GE(rule(im, 0, {108, 108, 24, 26}), 0);   // a tight one (IoU with the box < 0.5)
+    EXPECT_LT(iou_match()(im, 0, {108, 108, 24, 26}), 0);
+    EXPECT_LT(rule(im, 0, {112, 100, 40, 44}), 0);   // the left eye outside
+    EXPECT_LT(rule(im, 0, {60, 60, 100, 100}), 0);   // holds the points but 5x the distance, face in a corner
+    EXPECT_LT(rule(im, 0, {40, 40, 160, 160}), 0);   // centred but 8x the distance
+    ImageTruth no_points = im;
+    no_points.face_points.clear();
+    EXPECT_LT(rule(no_points, 0, {100, 100, 40, 44}), 0);
+    // A centred box beats an off-centre one for the same face; the second is a false positive.
+    im.detections = {{{96, 102, 48, 48}, 0.9}, {{100, 100, 40, 44}, 0.8}};
+    const auto curve = fppi_curve({im}, rule);
+    EXPECT_DOUBLE_EQ(curve.back().fp, 1.0);
+    EXPECT_DOUBLE_EQ(curve.back().miss_rate, 0.0);
+}
+
+TEST(Evaluation, CmuMitFacePointsLieInTheirBoxes) {
+    const auto root = cascadekit::test::data_dir() / "Faces" / "cmu-mit";
+    if (!std::filesystem::exists(root / "test" / "groundtruth.txt")) GTEST_SKIP() << "CMU+MIT faces not found under " << root;
+    const auto set = cmu_mit_faces(root);
+    // Each face's points match its own box, but for two upside-down faces on playing cards whose
+    // boxes lie just beside their points.
+    std::size_t faces = 0;
+    std::vector<std::string> off;
+    for (std::size_t i = 0; i < set->size(); ++i) {
+        const AnnotatedImage a = set->at(i);
+        ASSERT_EQ(a.face_points.size(), a.objects.size()) << a.image;
+        ImageTruth t;
+        t.people = a.objects;
+        t.face_points = a.face_points;
+        for (std::size_t k = 0; k < a.objects.size(); ++k, ++faces)
+            if (face_points_match()(t, k, a.objects[k]) < 0) off.push_back(a.image.filename().string() + " " + std::to_string(k));
+    }
+    EXPECT_EQ(faces, 326u);
+    EXPECT_EQ(off, (std::vector<std::string>{"cards-perp-sml.png 8", "cards-perp-sml.png 9"}));
 }

@@ -524,3 +524,31 @@ TEST(Pyramid, OctaveLevelsDoNotAliasFineStripes) {
     EXPECT_LE(spread(level), 2);  // 2x2 averages are 127.5 → 128 everywhere
     EXPECT_GE(spread(plain), 200);
 }
+
+// Each flip and quarter turn sends pixel (x, y) of a 3×2 image where its name says; the turns
+// undo each other and two mirrors are the identity.
+TEST(ImageTransforms, SendEachPixelWhereTheNameSays) {
+    GrayImage g(3, 2);
+    for (int y = 0; y < 2; ++y)
+        for (int x = 0; x < 3; ++x) g.at(x, y) = static_cast<std::uint8_t>(10 * y + x);  // 0 1 2 / 10 11 12
+    auto rows = [](const GrayImage& im) {
+        std::vector<std::vector<int>> r(static_cast<std::size_t>(im.height));
+        for (int y = 0; y < im.height; ++y)
+            for (int x = 0; x < im.width; ++x) r[static_cast<std::size_t>(y)].push_back(im.at(x, y));
+        return r;
+    };
+    using R = std::vector<std::vector<int>>;
+    EXPECT_EQ(rows(transformed(g, ImageTransform::Mirror)), (R{{2, 1, 0}, {12, 11, 10}}));
+    EXPECT_EQ(rows(transformed(g, ImageTransform::UpsideDown)), (R{{10, 11, 12}, {0, 1, 2}}));
+    EXPECT_EQ(rows(transformed(g, ImageTransform::Rotate180)), (R{{12, 11, 10}, {2, 1, 0}}));
+    EXPECT_EQ(rows(transformed(g, ImageTransform::Rotate90)), (R{{10, 0}, {11, 1}, {12, 2}}));   // clockwise
+    EXPECT_EQ(rows(transformed(g, ImageTransform::Rotate270)), (R{{2, 12}, {1, 11}, {0, 10}}));  // counter-clockwise
+    EXPECT_EQ(rows(transformed(g, ImageTransform::Transpose)), (R{{0, 10}, {1, 11}, {2, 12}}));
+    EXPECT_EQ(rows(transformed(g, ImageTransform::Transverse)), (R{{12, 2}, {11, 1}, {10, 0}}));
+    EXPECT_EQ(transformed(transformed(g, ImageTransform::Rotate90), ImageTransform::Rotate270).pixels, g.pixels);
+    EXPECT_EQ(transformed(transformed(g, ImageTransform::Mirror), ImageTransform::Mirror).pixels, g.pixels);
+    ImageTransform t{};
+    EXPECT_TRUE(kImageTransformNames.parse("transverse", t));
+    EXPECT_EQ(t, ImageTransform::Transverse);
+    EXPECT_FALSE(kImageTransformNames.parse("rotate45", t));
+}

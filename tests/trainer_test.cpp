@@ -18,6 +18,7 @@
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
+#include "training_data.hpp"  // trainer/src: negative images and their transforms
 #include "checkpoint.hpp"  // trainer/src: the checkpoint format, to build damaged-but-sealed files
 #include "test_support.hpp"
 #include "trainer_support.hpp"
@@ -273,6 +274,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"boosting: {d_min: 0.9, d_min: 0.95}", "x.yaml: boosting.d_min: given twice"},
         {"boosting: {max_stages: 100000}", "x.yaml: boosting.max_stages: must be in [1, 4096]"},
         {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
+        {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},
+        {"data: {negative_transforms: [mirror, mirror]}", "x.yaml: data.negative_transforms: 'mirror' given twice"},
     };
     for (const auto& [text, message] : cases) {
         try {
@@ -356,6 +359,33 @@ TEST(WaldBoost, TrainsASequenceWhoseSprtThresholdsKeepAllButAlphaOfThePositives)
     EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(),
                             [](const std::string& n) { return n.find("negative data exhausted") != std::string::npos; }) ||
                 wb.weak.size() == 24u);
+}
+
+// The flips and quarter turns of the backgrounds are more negatives: each transform of every
+// image follows the decoded images, in the configured order, and the run says how many it has.
+TEST(WaldBoost, NegativeTransformsGiveMoreNegativesToBootstrapFrom) {
+    const SyntheticData d = make_data("waldboost_transforms");
+    const std::vector<fs::path> two{d.train.negatives[0], d.train.negatives[1]};
+    const std::vector<ImageTransform> ts{ImageTransform::Rotate90, ImageTransform::Mirror};
+    const auto images = detail::load_images(two, read_pgm, ts);
+    ASSERT_EQ(images.size(), 6u);
+    for (std::size_t t = 0; t < ts.size(); ++t)
+        for (std::size_t k = 0; k < two.size(); ++k)
+            EXPECT_EQ(images[(t + 1) * 2 + k].pixels, transformed(images[k], ts[t]).pixels) << t << " " << k;
+    EXPECT_EQ(images[2].width, images[0].height);
+
+    TrainConfig cfg = waldboost_config();
+    cfg.data.negative_transforms = {ImageTransform::Mirror,   ImageTransform::UpsideDown, ImageTransform::Rotate180,
+                                    ImageTransform::Rotate90, ImageTransform::Rotate270,  ImageTransform::Transpose,
+                                    ImageTransform::Transverse};
+    TrainOptions opt;
+    opt.model_out = d.dir / "more.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    Quiet obs;
+    train(cfg, d.train, read_pgm, opt, obs);
+    EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(), [](const std::string& n) {
+        return n.find("30 negative images (×8 with their transforms)") != std::string::npos;
+    }));
 }
 
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {

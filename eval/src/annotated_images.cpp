@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -77,30 +78,58 @@ std::unique_ptr<AnnotatedImages> inria_images(const fs::path& root, const std::s
     return std::make_unique<PascalImages>("INRIA " + part, std::move(items));
 }
 
-std::unique_ptr<AnnotatedImages> box_file_images(const fs::path& folder, const fs::path& boxes, std::string name) {
-    std::vector<AnnotatedImage> images;
-    std::map<std::string, std::size_t> by_name;
-    for (const fs::path& p : images_in(folder)) {
-        by_name[p.filename().string()] = images.size();
-        images.push_back({p, {}, {}});
-    }
-    if (images.empty()) throw std::runtime_error(folder.string() + ": no images found");
-    std::istringstream in(read_text_file(boxes.string(), "annotation"));
+namespace {
+// Calls row(file name, numbers, where) for every line "NAME v1 … vn" of `file` ('#' comments and
+// blank lines skipped); `where` names the file and line for errors. Throws on a short or
+// non-finite line.
+void read_rows(const fs::path& file, std::size_t n, const std::string& expected,
+               const std::function<void(const std::string&, const std::vector<double>&, const std::string&)>& row) {
+    std::istringstream in(read_text_file(file.string(), "annotation"));
     std::string line;
     int number = 0;
+    std::vector<double> v(n);
     while (std::getline(in, line)) {
         ++number;
         if (line.empty() || line[0] == '#') continue;
         std::istringstream fields(line);
-        std::string file;
-        double x = 0, y = 0, w = 0, h = 0;
-        auto where = [&] { return boxes.string() + ": line " + std::to_string(number); };
-        if (!(fields >> file >> x >> y >> w >> h) || !(w > 0) || !(h > 0) || !std::isfinite(x) || !std::isfinite(y) ||
-            !std::isfinite(w) || !std::isfinite(h))
-            throw std::runtime_error(where() + ": expected NAME x y w h with w, h > 0");
+        std::string name;
+        const std::string where = file.string() + ": line " + std::to_string(number);
+        bool ok = static_cast<bool>(fields >> name);
+        for (double& x : v) ok = ok && (fields >> x) && std::isfinite(x);
+        if (!ok) throw std::runtime_error(where + ": expected " + expected);
+        row(name, v, where);
+    }
+}
+}  // namespace
+
+std::unique_ptr<AnnotatedImages> box_file_images(const fs::path& folder, const fs::path& boxes, std::string name,
+                                                 const fs::path& points) {
+    std::vector<AnnotatedImage> images;
+    std::map<std::string, std::size_t> by_name;
+    for (const fs::path& p : images_in(folder)) {
+        by_name[p.filename().string()] = images.size();
+        images.push_back({p, {}, {}, {}});
+    }
+    if (images.empty()) throw std::runtime_error(folder.string() + ": no images found");
+    auto image_of = [&](const std::string& file, const std::string& where) -> AnnotatedImage& {
         const auto it = by_name.find(file);
-        if (it == by_name.end()) throw std::runtime_error(where() + ": no image " + file + " in " + folder.string());
-        images[it->second].objects.push_back({x, y, w, h});
+        if (it == by_name.end()) throw std::runtime_error(where + ": no image " + file + " in " + folder.string());
+        return images[it->second];
+    };
+    read_rows(boxes, 4, "NAME x y w h with w, h > 0", [&](const std::string& file, const std::vector<double>& v, const std::string& where) {
+        if (!(v[2] > 0) || !(v[3] > 0)) throw std::runtime_error(where + ": expected NAME x y w h with w, h > 0");
+        image_of(file, where).objects.push_back({v[0], v[1], v[2], v[3]});
+    });
+    if (!points.empty()) {
+        read_rows(points, 12, "NAME and six points x y (eyes, nose, mouth corners and centre)",
+                  [&](const std::string& file, const std::vector<double>& v, const std::string& where) {
+                      image_of(file, where).face_points.push_back({v[0], v[1], v[2], v[3], v[8], v[9]});
+                  });
+        for (const AnnotatedImage& im : images)
+            if (im.face_points.size() != im.objects.size())
+                throw std::runtime_error(points.string() + ": " + im.image.filename().string() + " has " +
+                                         std::to_string(im.face_points.size()) + " faces' points but " +
+                                         std::to_string(im.objects.size()) + " boxes in " + boxes.string());
     }
     return std::make_unique<ListImages>(std::move(name), std::move(images));
 }
@@ -108,7 +137,7 @@ std::unique_ptr<AnnotatedImages> box_file_images(const fs::path& folder, const f
 std::unique_ptr<AnnotatedImages> cmu_mit_faces(const fs::path& root) {
     std::vector<AnnotatedImage> all;
     for (const char* part : {"test", "test-low"}) {
-        const auto set = box_file_images(root / part, root / part / "facegroundtruth.txt", part);
+        const auto set = box_file_images(root / part, root / part / "facegroundtruth.txt", part, root / part / "groundtruth.txt");
         for (std::size_t i = 0; i < set->size(); ++i) all.push_back(set->at(i));
     }
     return std::make_unique<ListImages>("CMU+MIT frontal faces", std::move(all));

@@ -51,7 +51,31 @@ Box person_box(double x, double y, double w, double h) {
     return {cx - pw / 2, cy - ph / 2, pw, ph};
 }
 
-std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double min_iou) {
+MatchRule iou_match(double min_iou) {
+    return [min_iou](const ImageTruth& im, std::size_t g, const Box& d) {
+        const double o = iou(d, im.people[g]);
+        return o >= min_iou ? o : -1.0;
+    };
+}
+
+MatchRule face_points_match(double min_size, double max_size) {
+    return [min_size, max_size](const ImageTruth& im, std::size_t g, const Box& d) {
+        if (g >= im.face_points.size()) return -1.0;
+        const FacePoints& f = im.face_points[g];
+        auto inside = [&](double x, double y) { return x >= d.x && x <= d.x + d.w && y >= d.y && y <= d.y + d.h; };
+        if (!inside(f.left_eye_x, f.left_eye_y) || !inside(f.right_eye_x, f.right_eye_y) || !inside(f.mouth_x, f.mouth_y))
+            return -1.0;
+        const double eye_mouth = std::hypot((f.left_eye_x + f.right_eye_x) / 2 - f.mouth_x, (f.left_eye_y + f.right_eye_y) / 2 - f.mouth_y);
+        const double size = std::sqrt(d.w * d.h);
+        if (!(size >= min_size * eye_mouth && size <= max_size * eye_mouth)) return -1.0;
+        const double dx = (f.left_eye_x + f.right_eye_x + f.mouth_x) / 3 - (d.x + d.w / 2);
+        const double dy = (f.left_eye_y + f.right_eye_y + f.mouth_y) / 3 - (d.y + d.h / 2);
+        if (std::abs(dx) > d.w / 4 || std::abs(dy) > d.h / 4) return -1.0;
+        return 1.0 - std::hypot(dx / d.w, dy / d.h);
+    };
+}
+
+std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, const MatchRule& match, double ignore_iou) {
     // Match once at the loosest threshold, greedily by score; a detection's status (true or false
     // positive) does not change as the threshold rises, because greedy matching by descending
     // score never lets a lower-scored detection affect a higher one.
@@ -69,20 +93,20 @@ std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double
                          [&](std::size_t a, std::size_t b) { return im.detections[a].score > im.detections[b].score; });
         std::vector<bool> taken(im.people.size(), false);
         for (std::size_t i : order) {
-            double best = min_iou;
-            int match = -1;
+            double best = -1;
+            int found = -1;
             for (std::size_t g = 0; g < im.people.size(); ++g) {
                 if (taken[g]) continue;
-                const double o = iou(im.detections[i].box, im.people[g]);
-                if (o >= best) best = o, match = static_cast<int>(g);
+                const double q = match(im, g, im.detections[i].box);
+                if (q >= 0 && q >= best) best = q, found = static_cast<int>(g);
             }
-            if (match >= 0) {
-                taken[static_cast<std::size_t>(match)] = true;
+            if (found >= 0) {
+                taken[static_cast<std::size_t>(found)] = true;
             } else if (std::any_of(im.ignore.begin(), im.ignore.end(),
-                                   [&](const Box& g) { return iou(im.detections[i].box, g) >= min_iou; })) {
+                                   [&](const Box& g) { return iou(im.detections[i].box, g) >= ignore_iou; })) {
                 continue;  // on an ignore region: neither a hit nor a false positive
             }
-            all.push_back({im.detections[i].score, match >= 0});
+            all.push_back({im.detections[i].score, found >= 0});
         }
     }
     std::sort(all.begin(), all.end(), [](const Scored& a, const Scored& b) { return a.score > b.score; });

@@ -59,6 +59,7 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
         images[i] = set.at(i);
         truth[i].people = images[i].objects;
         truth[i].ignore = images[i].ignore;
+        truth[i].face_points = images[i].face_points;
     }
     BulkDetector bulk(model, o.params, o.bulk);
     std::vector<int> pads(images.size(), 0);

@@ -16,67 +16,17 @@
 //       detectMultiScale on one frame R times after a warm-up with cv::setNumThreads(N); prints
 //       "median_ms X" (for `cascade bench detect --peer`).
 // Built without OpenCV's imgcodecs (CASCADEKIT_TOOLS_CODECS=OFF) it reads PGM/PPM images only.
-#include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <chrono>
-#if PEER_CODECS
-#include <opencv2/imgcodecs.hpp>
-#endif
-#include "cascadekit/io/pnm.hpp"
-#include <opencv2/imgproc.hpp>
+#include <cmath>
+#include <cstdio>
 #include <opencv2/objdetect.hpp>
 #include <string>
 #include <vector>
 
+#include "../peer_support.hpp"
+
 namespace {
-std::vector<std::string> read_list(const std::string& file) {
-    std::ifstream in(file);
-    if (!in) throw std::runtime_error(file + ": cannot read list");
-    std::vector<std::string> out;
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty() && line[0] != '#') out.push_back(line);
-    return out;
-}
-
-std::vector<std::string> expand(const std::vector<std::string>& args) {
-    std::vector<std::string> out;
-    for (const auto& a : args) {
-        if (a.size() > 4 && a.substr(a.size() - 4) == ".txt") {
-            const auto l = read_list(a);
-            out.insert(out.end(), l.begin(), l.end());
-        } else {
-            out.push_back(a);
-        }
-    }
-    return out;
-}
-
-cv::Mat load(const std::string& path) {
-    if (cascadekit::is_pnm_path(path)) {
-        const cascadekit::PnmImage pnm = cascadekit::read_pnm(path);
-        const cv::Mat src(pnm.height, pnm.width, pnm.channels == 1 ? CV_8UC1 : CV_8UC3, const_cast<std::uint8_t*>(pnm.pixels.data()));
-        cv::Mat bgr;
-        cv::cvtColor(src, bgr, pnm.channels == 1 ? cv::COLOR_GRAY2BGR : cv::COLOR_RGB2BGR);
-        return bgr;
-    }
-#if PEER_CODECS
-    cv::Mat m = cv::imread(path, cv::IMREAD_COLOR);
-    if (m.empty()) throw std::runtime_error(path + ": cannot read or decode image");
-    return m;
-#else
-    throw std::runtime_error(path + ": built without image codecs, PGM/PPM only");
-#endif
-}
-
-void write(const std::string& file, const nlohmann::json& j) {
-    const std::string tmp = file + ".tmp";
-    std::ofstream(tmp) << j.dump() << "\n";
-    if (std::rename(tmp.c_str(), file.c_str()) != 0) throw std::runtime_error(file + ": cannot write");
-}
-
 int usage() {
     std::fprintf(stderr, "usage: opencv_hog_peer detect --json OUT [--scale-step F] [--stride N] [--pad F] [--group N] INPUT...\n"
                          "       opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT [--scale-step F] [--stride N]\n"
@@ -121,8 +71,8 @@ int main(int argc, char** argv) {
         if (mode == "detect") {
             nlohmann::json out{{"model", "opencv-hog-default-people"}, {"params", {{"stride", stride}, {"scale_step", scale_step}}}};
             out["images"] = nlohmann::json::array();
-            for (const auto& path : expand(inputs)) {
-                const cv::Mat raw = load(path);
+            for (const auto& path : peer::expand(inputs)) {
+                const cv::Mat raw = peer::load(path);
                 const int p = static_cast<int>(std::lround(pad * raw.rows));  // as cascade eval --pad
                 cv::Mat img;
                 cv::copyMakeBorder(raw, img, p, p, p, p, cv::BORDER_REPLICATE);
@@ -135,26 +85,21 @@ int main(int argc, char** argv) {
                                     {"score", k < weights.size() ? weights[k] : 0.0}});
                 out["images"].push_back({{"path", path}, {"width", raw.cols}, {"height", raw.rows}, {"detections", dets}});
             }
-            write(json, out);
+            peer::write(json, out);
         } else if (mode == "time") {
             if (inputs.size() != 1 || repeats < 1) return usage();
-            const cv::Mat img = load(inputs[0]);
+            const cv::Mat img = peer::load(inputs[0]);
             cv::setNumThreads(threads);
-            std::vector<double> ms;
-            for (int r = 0; r <= repeats; ++r) {
+            peer::print_median_ms(repeats, [&] {
                 std::vector<cv::Rect> found;
                 std::vector<double> weights;
-                const auto t0 = std::chrono::steady_clock::now();
                 hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(0, 0), scale_step, 2.0, false);
-                if (r > 0) ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-            }
-            std::sort(ms.begin(), ms.end());
-            std::printf("median_ms %.3f\n", ms[ms.size() / 2]);
+            });
         } else if (mode == "window-scores") {
             if (positives.empty() || negatives.empty()) return usage();
             std::vector<double> pos, neg;
-            for (const auto& path : read_list(positives)) {
-                const cv::Mat img = load(path);
+            for (const auto& path : peer::read_list(positives)) {
+                const cv::Mat img = peer::load(path);
                 std::vector<cv::Point> hits;
                 std::vector<double> w;
                 const cv::Point at((img.cols - 64) / 2, (img.rows - 128) / 2);
@@ -162,8 +107,8 @@ int main(int argc, char** argv) {
                 pos.push_back(w.empty() ? -1e9 : w[0]);
             }
             std::uint64_t windows = 0;
-            for (const auto& path : read_list(negatives)) {
-                const cv::Mat img = load(path);
+            for (const auto& path : peer::read_list(negatives)) {
+                const cv::Mat img = peer::load(path);
                 for (int k = 0;; ++k) {
                     const double s = std::pow(scale_step, k);
                     const int w = static_cast<int>(std::floor(img.cols / s + 1e-9)), h = static_cast<int>(std::floor(img.rows / s + 1e-9));
@@ -177,7 +122,7 @@ int main(int argc, char** argv) {
                     neg.insert(neg.end(), ws.begin(), ws.end());
                 }
             }
-            write(json, {{"detector", "opencv-hog-default-people"}, {"positives", pos}, {"negatives", neg}, {"negative_windows", windows}});
+            peer::write(json, {{"detector", "opencv-hog-default-people"}, {"positives", pos}, {"negatives", neg}, {"negative_windows", windows}});
         } else {
             return usage();
         }

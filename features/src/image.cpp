@@ -46,4 +46,26 @@ GrayImage to_gray(const ImageView& image) {
     return out;
 }
 
+GrayImage transformed(const GrayImage& g, ImageTransform t) {
+    const bool swap = t == ImageTransform::Rotate90 || t == ImageTransform::Rotate270 || t == ImageTransform::Transpose ||
+                      t == ImageTransform::Transverse;
+    GrayImage out(swap ? g.height : g.width, swap ? g.width : g.height);
+    const int W = g.width - 1, H = g.height - 1;
+    for (int y = 0; y < g.height; ++y)
+        for (int x = 0; x < g.width; ++x) {
+            int u = x, v = y;  // where source pixel (x, y) lands
+            switch (t) {
+                case ImageTransform::Mirror: u = W - x; break;
+                case ImageTransform::UpsideDown: v = H - y; break;
+                case ImageTransform::Rotate180: u = W - x, v = H - y; break;
+                case ImageTransform::Rotate90: u = H - y, v = x; break;
+                case ImageTransform::Rotate270: u = y, v = W - x; break;
+                case ImageTransform::Transpose: u = y, v = x; break;
+                case ImageTransform::Transverse: u = H - y, v = W - x; break;
+            }
+            out.at(u, v) = g.at(x, y);
+        }
+    return out;
+}
+
 }  // namespace cascadekit

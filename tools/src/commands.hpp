@@ -44,6 +44,7 @@ struct EvalOptions {
     std::string pennfudan;                           // default $CASCADEKIT_DATA/PennFudanPed
     std::string faces;                               // --faces CSV: FPPI on CMU+MIT frontal faces
     std::string cmu_mit;                             // default $CASCADEKIT_DATA/Faces/cmu-mit
+    std::string face_match = "points";               // --faces matching: points (any box convention) or iou
     double min_scale = 1.0;                          // smallest window scale of full-image scans
     std::string write_lists;                         // folder for the held-out and PennFudan lists
     std::string label;

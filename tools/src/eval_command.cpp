@@ -1,6 +1,7 @@
 #include <spdlog/spdlog.h>
 
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -34,6 +35,56 @@ nlohmann::json read_json(const std::string& file) {
 Dataset held_out(const TrainConfig& cfg) {
     return held_out_dataset(cfg, data_root(), [](const std::string& n) { spdlog::info("{}", n); });
 }
+
+// Another detector's detections (cascade detect's JSON: images[].path, images[].detections[]
+// with x, y, w, h, score) on an annotated set, matched to its images by folder and file stem.
+// Raw windows (fuse) are fused as `fusion` says, `window` being their size at scale 1; each box
+// becomes the object box it stands for by to_box.
+std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const std::string& file, bool fuse_raw,
+                                              const FusionParams& fusion, WindowShape window,
+                                              Box (*to_box)(double, double, double, double)) {
+    auto key = [](const fs::path& p) { return p.parent_path().filename().string() + "/" + p.stem().string(); };
+    std::vector<ImageTruth> truth(set.size());
+    std::map<std::string, std::size_t> by_key;
+    for (std::size_t i = 0; i < set.size(); ++i) {
+        const AnnotatedImage a = set.at(i);
+        truth[i].people = a.objects;
+        truth[i].ignore = a.ignore;
+        truth[i].face_points = a.face_points;
+        by_key[key(a.image)] = i;
+    }
+    const auto j = read_json(file);
+    std::size_t matched = 0;
+    try {
+        for (const auto& im : j.at("images")) {
+            const auto it = by_key.find(key(im.at("path").get<std::string>()));
+            if (it == by_key.end()) continue;
+            ++matched;
+            std::vector<Detection> dets;
+            for (const auto& d : im.at("detections")) {
+                Detection det;
+                det.x = d.at("x");
+                det.y = d.at("y");
+                det.w = d.at("w");
+                det.h = d.at("h");
+                det.score = d.at("score").get<float>();
+                det.scale = det.h / window.height;
+                dets.push_back(det);
+            }
+            if (fuse_raw) dets = fuse(dets, window.width, window.height, fusion);
+            for (const Detection& d : dets) truth[it->second].detections.push_back({to_box(d.x, d.y, d.w, d.h), d.score});
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(file + ": not a detections file: " + e.what());
+    }
+    if (matched == 0) throw std::runtime_error(file + ": none of its images is in " + set.name());
+    if (matched < set.size())
+        spdlog::warn("{}: {} of the {} images of {} have no entry (counted as no detections)", file, set.size() - matched,
+                     set.size(), set.name());
+    return truth;
+}
+
+Box window_box(double x, double y, double w, double h) { return {x, y, w, h}; }
 
 std::string csv(const std::vector<CurvePoint>& curve, const char* fp_name) {
     std::ostringstream out;
@@ -133,34 +184,8 @@ int run_eval(const EvalOptions& o) {
                 fo.bulk.device = o.device;
                 truth = detect_annotated(*model, *set, fo, load_gray, person_box);
             } else if (!o.detections.empty()) {
-                truth.resize(set->size());
-                std::map<std::string, std::size_t> by_stem;
-                for (std::size_t i = 0; i < set->size(); ++i) {
-                    const AnnotatedImage a = set->at(i);
-                    truth[i].people = a.objects;
-                    truth[i].ignore = a.ignore;
-                    by_stem[a.image.stem().string()] = i;
-                }
-                const auto j = read_json(o.detections);
                 // Raw windows in a detections file are people windows at scale 1 (64x128).
-                const WindowShape shape = kPeopleWindow;
-                for (const auto& im : j.at("images")) {
-                    const auto it = by_stem.find(fs::path(im.at("path").get<std::string>()).stem().string());
-                    if (it == by_stem.end()) continue;
-                    std::vector<Detection> dets;
-                    for (const auto& d : im.at("detections")) {
-                        Detection det;
-                        det.x = d.at("x");
-                        det.y = d.at("y");
-                        det.w = d.at("w");
-                        det.h = d.at("h");
-                        det.score = d.at("score").get<float>();
-                        det.scale = det.h / shape.height;
-                        dets.push_back(det);
-                    }
-                    if (o.fuse_detections) dets = fuse(dets, shape.width, shape.height, o.fusion);
-                    for (const Detection& d : dets) truth[it->second].detections.push_back({person_box(d.x, d.y, d.w, d.h), d.score});
-                }
+                truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, kPeopleWindow, person_box);
             } else {
                 throw std::runtime_error("--fppi needs --model or --detections");
             }
@@ -173,26 +198,38 @@ int run_eval(const EvalOptions& o) {
                         miss_rate_at(curve, 1.0));
         }
         if (!o.faces.empty()) {
-            if (!model) throw std::runtime_error("--faces needs --model");
             const auto set = cmu_mit_faces(o.cmu_mit.empty() ? data_root() / "Faces" / "cmu-mit" : fs::path(o.cmu_mit));
-            FullImageOptions fo;
-            fo.params = params;
-            fo.fusion = o.fusion;
-            fo.pad = 0;
-            fo.bulk.backend = o.backend;
-            fo.bulk.device = o.device;
-            // The detection window is the face box: the window covers the face from the eyebrows
-            // to the chin, as CMU+MIT's boxes do (see configs/faces-lbp.yaml).
-            const auto truth = detect_annotated(*model, *set, fo, load_gray, [](double x, double y, double w, double h) {
-                return Box{x, y, w, h};
-            });
+            // Detections are taken as the boxes they are: the face-points rule (the default) is
+            // fair to any box convention; with --face-match iou the box must be CMU+MIT's own.
+            std::vector<ImageTruth> truth;
+            if (model) {
+                FullImageOptions fo;
+                fo.params = params;
+                fo.fusion = o.fusion;
+                fo.pad = 0;
+                fo.bulk.backend = o.backend;
+                fo.bulk.device = o.device;
+                truth = detect_annotated(*model, *set, fo, load_gray, window_box);
+            } else if (!o.detections.empty()) {
+                truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, WindowShape{24, 24}, window_box);
+            } else {
+                throw std::runtime_error("--faces needs --model or --detections");
+            }
             std::size_t faces = 0;
             for (const ImageTruth& t : truth) faces += t.people.size();
-            const auto curve = fppi_curve(truth);
+            const bool points = o.face_match == "points";
+            const auto curve = fppi_curve(truth, points ? face_points_match() : iou_match());
             write_text_atomically(o.faces, csv(curve, "fppi"));
-            std::printf("%s: %s (%zu images, %zu faces): detection rate", label.c_str(), set->name().c_str(), truth.size(), faces);
-            for (int fp : {10, 31, 50, 65, 78, 95, 167}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
-            std::printf(" false positives; log-average miss rate %.4f\n", log_average_miss_rate(curve));
+            auto print = [&](const std::vector<CurvePoint>& c, const char* rule) {
+                std::printf("%s: %s (%zu images, %zu faces), %s: detection rate", label.c_str(), set->name().c_str(), truth.size(),
+                            faces, rule);
+                for (int fp : {10, 31, 50, 65, 78, 95, 167}) std::printf(" %.3f@%d", detection_rate_at(c, truth.size(), fp), fp);
+                std::printf(" false positives; log-average miss rate %.4f\n", log_average_miss_rate(c));
+            };
+            const char* points_rule = "face points rule";
+            const char* iou_rule = "IoU >= 0.5 with the boxes";
+            print(curve, points ? points_rule : iou_rule);
+            print(fppi_curve(truth, points ? iou_match() : face_points_match()), points ? iou_rule : points_rule);
         }
         return kExitOk;
     } catch (const std::exception& e) {

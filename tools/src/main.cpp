@@ -142,9 +142,11 @@ int main(int argc, char** argv) {
     eval->add_option("--model", ev.model, "Cascade model to evaluate");
     eval->add_option("--window-scores", ev.window_scores,
                      "Evaluate another detector's window scores instead (JSON: positives, negatives, negative_windows)");
-    eval->add_option("--detections", ev.detections, "Evaluate another detector's detections (cascade detect's JSON) for --fppi");
+    eval->add_option("--detections", ev.detections,
+                     "Evaluate another detector's detections (cascade detect's JSON) for --fppi or --faces");
     eval->add_flag("--fuse-detections", ev.fuse_detections,
-                   "--detections are raw 64x128-shaped windows (e.g. opencv_hog_peer detect --group 0): fuse them as --fuse says");
+                   "--detections are raw windows (64x128 people, e.g. opencv_hog_peer detect --group 0; square faces, "
+                   "24x24 at scale 1): fuse them as --fuse says");
     eval->add_option("--config", ev.config, "Training configuration naming the data and the held-out split")->capture_default_str();
     eval->add_option("--fppw", ev.fppw, "Miss rate vs false positives per window on the held-out data, to this CSV");
     eval->add_option("--rejection", ev.rejection, "Per-stage rejection profile on the held-out negatives, to this CSV");
@@ -162,6 +164,11 @@ int main(int argc, char** argv) {
     eval->add_option("--faces", ev.faces, "Miss rate vs false positives per image on the CMU+MIT frontal faces, to this CSV; "
                                           "prints the detection rate at 10, 31, 50, 65, 78, 95 and 167 false positives");
     eval->add_option("--cmu-mit", ev.cmu_mit, "CMU+MIT faces folder (default $CASCADEKIT_DATA/Faces/cmu-mit)");
+    eval->add_option("--face-match", ev.face_match,
+                     "--faces matching rule: points (the detection holds both eyes and the mouth centre near its middle "
+                     "and is 1 to 4 times the eye-to-mouth distance: fair to any box convention) or iou (IoU >= 0.5 with "
+                     "CMU+MIT's boxes); the other rule's figures are printed too")
+        ->check(choices({"points", "iou"}))->capture_default_str();
     eval->add_option("--min-scale", ev.min_scale, "Full-image scans: smallest window scale, >= 1/16 (below 1 upscales)")
         ->capture_default_str();
     eval->add_option("--pad", ev.pad, "PennFudan: replicated border added on every side, as a share of the image height "

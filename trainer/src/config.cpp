@@ -88,6 +88,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.positives_dir", d.positives_dir);
     r.get("data.negatives_dirs", d.negatives_dirs);
     r.get("data.flip_positives", d.flip_positives);
+    std::vector<std::string> transforms;
+    r.get("data.negative_transforms", transforms);
     r.get("data.holdout_every", d.holdout_every);
     r.get("data.split_file", d.split_file);
     r.get("data.max_positives", d.max_positives);
@@ -130,6 +132,14 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
     if (d.layout == DataLayout::Folders && (d.positives_dir.empty() || d.negatives_dirs.empty()))
         r.fail("data.positives_dir", "layout folders needs data.positives_dir and data.negatives_dirs (a list)");
+    for (const std::string& t : transforms) {
+        ImageTransform v{};
+        if (!kImageTransformNames.parse(t, v))
+            r.fail("data.negative_transforms", "'" + t + "' is not a transform (" + kImageTransformNames.choices() + ")");
+        if (std::find(d.negative_transforms.begin(), d.negative_transforms.end(), v) != d.negative_transforms.end())
+            r.fail("data.negative_transforms", "'" + t + "' given twice");
+        d.negative_transforms.push_back(v);
+    }
     if (d.holdout_every != 0 && d.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
     if (d.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
     if (d.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");

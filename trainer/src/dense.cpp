@@ -30,7 +30,7 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     obs.on_note("dense: loading " + std::to_string(data.positives.size()) + " positives and " +
                 std::to_string(data.negatives.size()) + " negative images");
     const std::size_t P = data.positives.size();
-    const auto images = load_images(data.negatives, loader);
+    const auto images = load_images(data.negatives, loader, cfg.data.negative_transforms);
     const auto random_negs = random_windows(images, images.size() * static_cast<std::size_t>(cfg.dense.random_negatives_per_image),
                                             ww, wh, cfg.mining.scale_step, streams::initial_negatives(cfg.seed));
     feats.resize((P + random_negs.size()) * static_cast<std::size_t>(dims));

@@ -51,10 +51,12 @@ public:
         auto elapsed = [&] { return seconds_before + seconds_since(t0); };
         if (ck_.finished) return summary(elapsed());
 
+        const auto& transforms = cfg_.data.negative_transforms;
         obs_.on_note("loading " + std::to_string(data_.positives.size()) + " positive crops and " +
-                     std::to_string(data_.negatives.size()) + " negative images");
+                     std::to_string(data_.negatives.size()) + " negative images" +
+                     (transforms.empty() ? std::string() : " (×" + std::to_string(transforms.size() + 1) + " with their transforms)"));
         crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height);
-        images_ = detail::load_images(data_.negatives, loader_);
+        images_ = detail::load_images(data_.negatives, loader_, transforms);
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_);
         default_negatives_ = cfg_.boosting.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.boosting.negatives_per_stage)

@@ -12,7 +12,8 @@
 
 namespace cascadekit::detail {
 
-std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader) {
+std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
+                                   const std::vector<ImageTransform>& transforms) {
     std::vector<GrayImage> out(paths.size());
     std::mutex m;
     std::string first_error;
@@ -26,6 +27,10 @@ std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& pat
         }
     });
     if (first_index < paths.size()) throw TrainError(first_error);
+    const std::size_t n = out.size();
+    out.resize(n * (1 + transforms.size()));
+    tbb::parallel_for(std::size_t{0}, n * transforms.size(),
+                      [&](std::size_t i) { out[n + i] = transformed(out[i % n], transforms[i / n]); });
     return out;
 }
 

@@ -22,7 +22,10 @@ struct WindowRef {
 using WindowSink = std::function<void(std::size_t, const LevelFeatures&, int, int)>;
 
 // Decodes every image in parallel (TBB); throws TrainError naming the first file that fails.
-std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader);
+// With transforms, the decoded images are followed by each transform of all of them, in the
+// order given (image k of transform t is at (t + 1)·paths.size() + k).
+std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
+                                   const std::vector<ImageTransform>& transforms = {});
 
 // Decodes the positive crops (mirrored where asked). Crops smaller than the window are refused
 // with a TrainError naming the file.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cascadekit/eval/curves.hpp"
 #include "cascadekit/features/geometry.hpp"
 
 namespace cascadekit {
@@ -15,6 +16,7 @@ struct AnnotatedImage {
     std::filesystem::path image;
     std::vector<Box> objects;  // to be found
     std::vector<Box> ignore;   // detections here count neither as hits nor as false positives
+    std::vector<FacePoints> face_points;  // empty, or one per object (faces with landmarks)
 };
 
 class AnnotatedImages {
@@ -39,13 +41,16 @@ std::unique_ptr<AnnotatedImages> inria_images(const std::filesystem::path& root,
 
 // Images of a folder with their boxes from a text file of lines "NAME x y w h" (one object a
 // line; '#' comments; images without a line have no object), as the CMU+MIT frontal face set's
-// facegroundtruth.txt. Every image of the folder is in the set, sorted by name. Throws
-// std::runtime_error naming the file and line of a malformed entry or an unknown image.
+// facegroundtruth.txt. Every image of the folder is in the set, sorted by name. With `points`
+// (a file of lines "NAME x1 y1 … x6 y6": left eye, right eye, nose, left mouth corner, mouth
+// centre, right mouth corner, as CMU+MIT's groundtruth.txt), each object also gets its face
+// points, the k-th line of an image for its k-th box. Throws std::runtime_error naming the file
+// and line of a malformed entry or an unknown image, or the image whose box and point counts differ.
 std::unique_ptr<AnnotatedImages> box_file_images(const std::filesystem::path& folder, const std::filesystem::path& boxes,
-                                                 std::string name);
+                                                 std::string name, const std::filesystem::path& points = {});
 
 // CMU+MIT frontal faces as shipped in $CASCADEKIT_DATA/Faces/cmu-mit: test/ and test-low/, each
-// with its facegroundtruth.txt.
+// with its facegroundtruth.txt and groundtruth.txt (face points).
 std::unique_ptr<AnnotatedImages> cmu_mit_faces(const std::filesystem::path& root);
 
 // An explicit list (e.g. held-out negative images: no boxes).

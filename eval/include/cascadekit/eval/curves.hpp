@@ -4,6 +4,7 @@
 // with the log-average miss rate, and the per-stage rejection profile. Pure computations on
 // scores and boxes (protocols.hpp runs detectors to get them). Boxes are in image pixels.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,16 +47,40 @@ struct ScoredBox {
     Box box;
     double score = 0;
 };
+// A frontal face's points, in image pixels: the eye centres and the mouth centre.
+struct FacePoints {
+    double left_eye_x = 0, left_eye_y = 0, right_eye_x = 0, right_eye_y = 0, mouth_x = 0, mouth_y = 0;
+};
+
 struct ImageTruth {
     std::vector<Box> people;   // objects to find
     std::vector<Box> ignore;   // regions where a detection counts neither way (crowds, tiny or cut objects)
+    std::vector<FacePoints> face_points;  // empty, or one per object (faces)
     std::vector<ScoredBox> detections;
 };
 
+// When a detection finds an object: the match's quality (higher is better), or a negative
+// number for none.
+using MatchRule = std::function<double(const ImageTruth& image, std::size_t object, const Box& detection)>;
+
+// The PASCAL rule: IoU with the object's box at least min_iou; quality is the IoU.
+MatchRule iou_match(double min_iou = 0.5);
+
+// Faces by their points, fair to any detector's box convention (a detector's box may run from
+// eyebrows or forehead to chin, tight or loose): the detection holds both eyes and the mouth
+// centre, the three points' centroid lies in its central half (within w/4 and h/4 of its centre),
+// and its size √(w·h) is min_size to max_size times the face's eye-to-mouth distance (the
+// midpoint of the eyes to the mouth centre: CMU+MIT's own boxes are 1.2–2.2 times it, median
+// 1.7). Quality: the closer the centroid to the box centre, the better. An object without points
+// never matches.
+MatchRule face_points_match(double min_size = 1.0, double max_size = 4.0);
+
 // Miss rate vs FPPI over images: at each threshold detections are matched greedily by score to
-// unmatched ground truth with IoU >= min_iou; a detection that matches none but overlaps an
-// ignore region with IoU >= min_iou is dropped; other unmatched detections are false positives.
-std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, double min_iou = 0.5);
+// the unmatched object of best quality under `match`; a detection that matches none but overlaps
+// an ignore region with IoU >= ignore_iou is dropped; other unmatched detections are false
+// positives.
+std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, const MatchRule& match = iou_match(),
+                                   double ignore_iou = 0.5);
 
 // Detection rate (1 − miss rate) at `false_positives` false positives over `images` images, read
 // off an FPPI curve (the classic face-detection ROC points: 10, 31, 50, … false positives).

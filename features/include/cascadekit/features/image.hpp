@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cascadekit/features/enum_names.hpp"
+
 namespace cascadekit {
 
 // Order of the colour channels in a 3- or 4-channel buffer. OpenCV decodes to BGR.
@@ -54,5 +56,19 @@ GrayImage to_gray(const ImageView& image);
 inline constexpr std::uint32_t kLumaR = 4899, kLumaG = 9617, kLumaB = 1868, kLumaHalf = 1u << 13;
 inline constexpr int kLumaShift = 14;
 void to_gray(const ImageView& image, GrayImage& out);  // reuses out's storage
+
+// The seven flips and quarter turns of an image (with the identity, the symmetries of a
+// rectangle's grid): more negative images for bootstrapping from the same photographs.
+enum class ImageTransform { Mirror, UpsideDown, Rotate180, Rotate90, Rotate270, Transpose, Transverse };
+inline constexpr EnumNames<ImageTransform, 7> kImageTransformNames{{{{ImageTransform::Mirror, "mirror"},
+                                                                     {ImageTransform::UpsideDown, "upside_down"},
+                                                                     {ImageTransform::Rotate180, "rotate180"},
+                                                                     {ImageTransform::Rotate90, "rotate90"},
+                                                                     {ImageTransform::Rotate270, "rotate270"},
+                                                                     {ImageTransform::Transpose, "transpose"},
+                                                                     {ImageTransform::Transverse, "transverse"}}}};
+// mirror: left–right; upside_down: top–bottom; rotate90 / rotate270: a quarter turn clockwise /
+// counter-clockwise; transpose: across the main diagonal; transverse: across the other one.
+GrayImage transformed(const GrayImage& image, ImageTransform t);
 
 }  // namespace cascadekit

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cascadekit/features/block.hpp"
+#include "cascadekit/features/image.hpp"
 #include "cascadekit/model/cascade.hpp"
 #include "cascadekit/runtime/detector.hpp"
 
@@ -39,6 +40,9 @@ struct DataConfig {
     std::string positives_dir;                // layout folders: crops (relative: from $CASCADEKIT_DATA)
     std::vector<std::string> negatives_dirs;  // layout folders: negative image folders
     bool flip_positives = false;
+    // Negative images are also scanned in these flips and quarter turns (mirror, upside_down,
+    // rotate180, rotate90, rotate270, transpose, transverse): up to 8× the windows to bootstrap from.
+    std::vector<ImageTransform> negative_transforms;
     int holdout_every = 5;        // every k-th source photo and negative image is held out; 0 = none
     std::string split_file;       // where the held-out split is read from or written to
     int max_positives = 0;        // 0 = all (smaller numbers make quick runs)
