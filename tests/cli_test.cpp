@@ -171,6 +171,18 @@ TEST(Cli, InspectPrintsStagesAndDrawsBlocks) {
     const cv::Mat png = cv::imread((dir / "stages.png").string());
     ASSERT_FALSE(png.empty());
     EXPECT_GT(png.cols, 3 * 64 * 3);
+    // --weak: one panel per weak classifier of the WaldBoost stage (2 here), 6x zoom, over a background.
+    write_pgm(dir / "face.pgm", blobby_image(64, 128, 4));
+    const CommandResult weak = cascade("inspect " + q(dir / "m.h5") + " --draw " + q(dir / "weak.png") + " --weak 5 --background " +
+                                           q(dir / "face.pgm"), dir);
+    ASSERT_EQ(weak.code, 0) << weak.err;
+    const cv::Mat wpng = cv::imread((dir / "weak.png").string());
+    ASSERT_FALSE(wpng.empty());
+    EXPECT_EQ(wpng.cols, 2 * (64 * 6 + 6) + 6);
+    const CommandResult no_wb = cascade("inspect " + q(dir / "m.h5") + " --draw " + q(dir / "w2.png") + " --weak 5 --stages 2", dir);
+    EXPECT_EQ(no_wb.code, 1);
+    EXPECT_NE(no_wb.err.find("has no waldboost_lbp stage among --stages"), std::string::npos) << no_wb.err;
+    EXPECT_FALSE(fs::exists(dir / "w2.png"));
     const CommandResult pool = cascade("inspect --pool zhu", dir);
     EXPECT_EQ(pool.code, 0);
     EXPECT_EQ(pool.out, "pool zhu: 5029 blocks\n");
@@ -248,4 +260,36 @@ TEST(Cli, DeviceOptionIsCheckedAndIgnoredOnTheCpu) {
                 cuda.err.find("CUDA backend") != std::string::npos)
         << cuda.err;
     EXPECT_EQ(cascade("detect --device -1 --model " + q(scene.model) + " " + q(scene.image), scene.dir).code, 1);
+}
+
+// eval --faces with another detector's boxes: the face-points rule takes a loose box that IoU
+// with CMU+MIT's boxes refuses; both rules are printed.
+TEST(Cli, EvalFacesTakesAnotherDetectorsBoxConvention) {
+    const fs::path dir = scratch_dir("cli_faces");
+    for (const char* part : {"test", "test-low"}) {
+        fs::create_directories(dir / "cmu" / part);
+        write_pgm(dir / "cmu" / part / (std::string(part) + "-a.png"), constant_image(10, 10, 0));  // content unused
+        std::ofstream(dir / "cmu" / part / "facegroundtruth.txt") << part << "-a.png 100 100 40 44\n";
+        std::ofstream(dir / "cmu" / part / "groundtruth.txt")
+            << "#filename left-eye right-eye nose left-corner-mouth center-mouth right-corner-mouth\n"
+            << part << "-a.png 110 112 130 112 120 122 114 132 120 132 126 132\n";
+    }
+    // test: a loose box (forehead to chin) and a far-off one; test-low: nothing.
+    std::ofstream(dir / "dets.json") << R"({"images": [{"path": "elsewhere/test/test-a.png", "detections": [
+        {"x": 88, "y": 84, "w": 64, "h": 70, "score": 5}, {"x": 300, "y": 0, "w": 40, "h": 40, "score": 1}]}]})";
+    const CommandResult r = cascade("eval --detections " + q(dir / "dets.json") + " --cmu-mit " + q(dir / "cmu") + " --faces " +
+                                        q(dir / "faces.csv") + " --label peer",
+                                    dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("peer: CMU+MIT frontal faces (2 images, 2 faces), face points rule: detection rate 0.500@10"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("IoU >= 0.5 with the boxes: detection rate 0.000@10"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("1 of the 2 images of CMU+MIT frontal faces have no entry"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::exists(dir / "faces.csv"));
+    std::ofstream(dir / "bad.json") << R"({"images": [{"path": "test/test-a.png", "detections": [{"x": 1}]}]})";
+    const CommandResult bad = cascade("eval --detections " + q(dir / "bad.json") + " --cmu-mit " + q(dir / "cmu") + " --faces " +
+                                          q(dir / "f2.csv"), dir);
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("bad.json: not a detections file"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(dir / "f2.csv"));
 }

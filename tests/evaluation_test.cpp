@@ -3,9 +3,12 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include "cascadekit/eval/curves.hpp"
 #include "cascadekit/eval/annotated_images.hpp"
+#include "cascadekit/eval/protocols.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -235,4 +238,45 @@ TEST(Evaluation, CmuMitFacePointsLieInTheirBoxes) {
     }
     EXPECT_EQ(faces, 326u);
     EXPECT_EQ(off, (std::vector<std::string>{"cards-perp-sml.png 8", "cards-perp-sml.png 9"}));
+}
+
+// The weak-classifier survival scan counts what the CPU detector counts (windows, weak
+// classifiers, rejections), and places each rejection at its weak classifier.
+TEST(Evaluation, WeakSurvivalAgreesWithTheDetectorsCounts) {
+    CascadeModel m = cascadekit::test::random_model(3, 2, 4, 12);
+    m.stages[1].as<HogSvmStage>().threshold = 2.0f;
+    m.stages[2].as<HogSvmStage>().threshold = 0.5f;
+    std::vector<std::filesystem::path> images;
+    std::map<std::string, GrayImage> pixels;
+    for (unsigned i = 0; i < 3; ++i) {
+        images.push_back("n" + std::to_string(i));
+        pixels[images.back().string()] = cascadekit::test::blobby_image(150 + 10 * static_cast<int>(i), 200, 40 + i);
+    }
+    DetectParams p;
+    p.stride = 4;
+    p.scale_step = 1.3;
+    auto load = [&](const std::filesystem::path& f) { return pixels.at(f.string()); };
+    const WeakSurvival ws = weak_survival(m, images, p, load);
+    DetectStats stats;
+    auto det = Detector::create(m, p, Backend::Cpu);
+    for (const auto& f : images) {
+        const DetectStats s = det->detect(load(f).view()).stats;
+        stats.windows_scanned += s.windows_scanned;
+        stats.weak_evaluated += s.weak_evaluated;
+        stats.rejected_per_stage.resize(s.rejected_per_stage.size());
+        for (std::size_t k = 0; k < s.rejected_per_stage.size(); ++k) stats.rejected_per_stage[k] += s.rejected_per_stage[k];
+    }
+    EXPECT_EQ(ws.windows, stats.windows_scanned);
+    EXPECT_EQ(ws.weak_evaluated, stats.weak_evaluated);
+    ASSERT_EQ(ws.rejected_by.size(), 12u + 8u);
+    // The LBP stage's rejections fall on weak classifiers 1..12, the HoG stages' on their last learners.
+    std::uint64_t lbp = 0;
+    for (std::size_t k = 0; k < 12; ++k) lbp += ws.rejected_by[k];
+    EXPECT_EQ(lbp, stats.rejected_per_stage[0]);
+    EXPECT_EQ(ws.rejected_by[15], stats.rejected_per_stage[1]);
+    EXPECT_EQ(ws.rejected_by[19], stats.rejected_per_stage[2]);
+    EXPECT_DOUBLE_EQ(ws.surviving(0), 1.0);
+    EXPECT_DOUBLE_EQ(ws.surviving(20), static_cast<double>(stats.windows_accepted()) / static_cast<double>(stats.windows_scanned));
+    EXPECT_GT(lbp, 0u);
+    EXPECT_GT(stats.rejected_per_stage[1] + stats.rejected_per_stage[2], 0u);
 }

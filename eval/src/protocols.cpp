@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 
@@ -40,6 +41,56 @@ WindowScores score_windows(const CascadeModel& m, const Dataset& test, const Det
     ws.stats = totals.stats;
     ws.negative_windows = ws.stats.windows_scanned;
     return ws;
+}
+
+double WeakSurvival::surviving(std::size_t k) const {
+    std::uint64_t rejected = 0;
+    for (std::size_t i = 0; i < std::min(k, rejected_by.size()); ++i) rejected += rejected_by[i];
+    return windows ? 1.0 - static_cast<double>(rejected) / static_cast<double>(windows) : 0;
+}
+
+WeakSurvival weak_survival(const CascadeModel& m, const std::vector<std::filesystem::path>& images, const DetectParams& params,
+                           const ImageLoader& loader) {
+    validate(params);
+    const CascadeEvaluator evaluator(m);
+    std::size_t total = 0;
+    for (const Stage& s : m.stages) total += s.size();
+    std::vector<WeakSurvival> per_image(images.size());
+    // The detector's scan (runtime/src/cpu_detector.cpp): its pyramid, its levels' features, its
+    // window positions; here each window's weak-classifier count is kept, which it does not report.
+    tbb::parallel_for(std::size_t{0}, images.size(), [&](std::size_t i) {
+        WeakSurvival& out = per_image[i];
+        out.rejected_by.assign(total, 0);
+        const GrayImage g = loader(images[i]);
+        Octaves octaves;
+        octaves.reset(g);
+        GrayImage level_image;
+        LevelFeatures f;
+        for (const PyramidLevel& level : plan_pyramid(g.width, g.height, m.window_width, m.window_height, params.scale_step,
+                                                      params.min_scale, params.max_scale)) {
+            const GrayImage* img = &g;
+            if (level.width != g.width || level.height != g.height || level.scale != 1.0) {
+                resample_level(octaves, level, level_image);
+                img = &level_image;
+            }
+            compute_level_features(*img, evaluator.needs(), f);
+            for (int y = 0; y + m.window_height <= level.height; y += params.stride)
+                for (int x = 0; x + m.window_width <= level.width; x += params.stride) {
+                    const WindowOutcome w = evaluator.evaluate(f, x, y);
+                    ++out.windows;
+                    out.weak_evaluated += w.weak_evaluated;
+                    if (w.rejected_at >= 0 && w.weak_evaluated > 0) ++out.rejected_by[w.weak_evaluated - 1];
+                }
+        }
+    });
+    WeakSurvival all;
+    all.rejected_by.assign(total, 0);
+    for (const WeakSurvival& w : per_image) {
+        all.windows += w.windows;
+        all.weak_evaluated += w.weak_evaluated;
+        for (std::size_t k = 0; k < total; ++k) all.rejected_by[k] += w.rejected_by[k];
+    }
+    return all;
 }
 
 GrayImage pad_replicate(const GrayImage& g, int pad) {

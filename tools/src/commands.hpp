@@ -41,6 +41,7 @@ struct EvalOptions {
     std::string model, window_scores, detections;  // exactly one: what is evaluated
     std::string config = "configs/inria-hog-cascade.yaml";  // data and held-out split
     std::string fppw, rejection, fppi;               // CSV outputs; each asks for that evaluation
+    std::string survival;                            // CSV: windows surviving each weak classifier
     std::string pennfudan;                           // default $CASCADEKIT_DATA/PennFudanPed
     std::string faces;                               // --faces CSV: FPPI on CMU+MIT frontal faces
     std::string cmu_mit;                             // default $CASCADEKIT_DATA/Faces/cmu-mit
@@ -62,6 +63,8 @@ struct InspectOptions {
     std::string draw;   // PNG path
     std::string pool;   // block pool name
     std::vector<int> stages;  // stages to draw (1-based); empty = all
+    int weak = 0;             // > 0: draw the first `weak` weak classifiers of a WaldBoost stage instead
+    std::string background;   // with weak: an image drawn (resized to the window) under each panel
 };
 int run_inspect(const InspectOptions& options);
 

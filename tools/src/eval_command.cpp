@@ -43,22 +43,32 @@ Dataset held_out(const TrainConfig& cfg) {
 std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const std::string& file, bool fuse_raw,
                                               const FusionParams& fusion, WindowShape window,
                                               Box (*to_box)(double, double, double, double)) {
-    auto key = [](const fs::path& p) { return p.parent_path().filename().string() + "/" + p.stem().string(); };
+    // By folder and stem (CMU+MIT's two folders share no names, but other sets may), else by
+    // stem alone where that is unique (the detections may come from a copy in another folder).
+    auto folder_stem = [](const fs::path& p) { return p.parent_path().filename().string() + "/" + p.stem().string(); };
+    constexpr std::size_t kAmbiguous = static_cast<std::size_t>(-1);
     std::vector<ImageTruth> truth(set.size());
-    std::map<std::string, std::size_t> by_key;
+    std::map<std::string, std::size_t> by_folder_stem, by_stem;
     for (std::size_t i = 0; i < set.size(); ++i) {
         const AnnotatedImage a = set.at(i);
         truth[i].people = a.objects;
         truth[i].ignore = a.ignore;
         truth[i].face_points = a.face_points;
-        by_key[key(a.image)] = i;
+        by_folder_stem[folder_stem(a.image)] = i;
+        const auto [it, fresh] = by_stem.emplace(a.image.stem().string(), i);
+        if (!fresh) it->second = kAmbiguous;
     }
+    auto find = [&](const fs::path& p) {
+        if (const auto it = by_folder_stem.find(folder_stem(p)); it != by_folder_stem.end()) return it->second;
+        const auto it = by_stem.find(p.stem().string());
+        return it == by_stem.end() ? kAmbiguous : it->second;
+    };
     const auto j = read_json(file);
     std::size_t matched = 0;
     try {
         for (const auto& im : j.at("images")) {
-            const auto it = by_key.find(key(im.at("path").get<std::string>()));
-            if (it == by_key.end()) continue;
+            const std::size_t index = find(im.at("path").get<std::string>());
+            if (index == kAmbiguous) continue;
             ++matched;
             std::vector<Detection> dets;
             for (const auto& d : im.at("detections")) {
@@ -72,7 +82,7 @@ std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const 
                 dets.push_back(det);
             }
             if (fuse_raw) dets = fuse(dets, window.width, window.height, fusion);
-            for (const Detection& d : dets) truth[it->second].detections.push_back({to_box(d.x, d.y, d.w, d.h), d.score});
+            for (const Detection& d : dets) truth[index].detections.push_back({to_box(d.x, d.y, d.w, d.h), d.score});
         }
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(file + ": not a detections file: " + e.what());
@@ -108,7 +118,7 @@ int run_eval(const EvalOptions& o) {
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
         // Every output is checked before the (long) evaluation starts.
-        for (const std::string* out : {&o.fppw, &o.rejection, &o.fppi, &o.faces})
+        for (const std::string* out : {&o.fppw, &o.rejection, &o.survival, &o.fppi, &o.faces})
             if (!out->empty()) check_writable_file(*out);
         if (!o.write_lists.empty()) {
             fs::create_directories(o.write_lists);
@@ -169,6 +179,24 @@ int run_eval(const EvalOptions& o) {
                 }
                 write_text_atomically(o.rejection, out.str());
             }
+        }
+
+        if (!o.survival.empty()) {
+            if (!model) throw std::runtime_error("--survival needs --model");
+            const Dataset test = held_out(load_train_config(o.config));
+            spdlog::info("{}: counting the weak classifiers every window of {} held-out negative images needs (CPU)", label,
+                         test.negatives.size());
+            const WeakSurvival ws = weak_survival(*model, test.negatives, params, load_gray);
+            std::ostringstream out;
+            out << "weak_classifiers,surviving\n";
+            out.precision(9);
+            for (std::size_t k = 0; k <= ws.rejected_by.size(); ++k) out << k << "," << ws.surviving(k) << "\n";
+            write_text_atomically(o.survival, out.str());
+            std::printf("%s: %llu windows of %zu held-out negative images: %.2f weak classifiers per window; surviving",
+                        label.c_str(), static_cast<unsigned long long>(ws.windows), test.negatives.size(), ws.mean_weak());
+            for (std::size_t k : {1, 8, 64, 256})
+                if (k <= ws.rejected_by.size()) std::printf(" %.4g%% after %zu", 100 * ws.surviving(k), k);
+            std::printf("\n");
         }
 
         if (!o.fppi.empty()) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -74,6 +75,40 @@ cv::Mat draw_stages(const CascadeModel& m, std::vector<int> which) {
     }
     return canvas;
 }
+// One window-sized panel per weak classifier of the first `count` of a WaldBoost LBP stage:
+// its 3×3 grid of cells (the centre cell, the code's reference, filled), over `background` (e.g.
+// a face crop, resized to the window) or gray. The order is the sequence's: the first panels
+// are the weak classifiers every window meets.
+cv::Mat draw_weak(const WaldBoostLbpStage& stage, std::size_t count, int ww, int wh, const GrayImage* background) {
+    constexpr int kZoom = 6, kPerRow = 8, kMargin = 6, kLabel = 16;
+    const int pw = ww * kZoom, ph = wh * kZoom;
+    const int n = static_cast<int>(std::min(count, stage.weak.size()));
+    const int cols = std::min(n, kPerRow), rows = (n + kPerRow - 1) / kPerRow;
+    cv::Mat canvas(rows * (ph + kLabel + kMargin) + kMargin, cols * (pw + kMargin) + kMargin, CV_8UC3, cv::Scalar(255, 255, 255));
+    cv::Mat base(ph, pw, CV_8UC3, cv::Scalar(90, 90, 90));
+    if (background) {
+        const cv::Mat g(background->height, background->width, CV_8UC1, const_cast<std::uint8_t*>(background->pixels.data()));
+        cv::Mat resized, bgr;
+        cv::resize(g, resized, cv::Size(pw, ph), 0, 0, cv::INTER_LINEAR);
+        cv::cvtColor(resized, base, cv::COLOR_GRAY2BGR);
+    }
+    for (int i = 0; i < n; ++i) {
+        const int ox = kMargin + (i % kPerRow) * (pw + kMargin);
+        const int oy = kMargin + (i / kPerRow) * (ph + kLabel + kMargin);
+        cv::putText(canvas, "weak " + std::to_string(i + 1), {ox, oy + 12}, cv::FONT_HERSHEY_SIMPLEX, 0.4, cv::Scalar(0, 0, 0), 1);
+        cv::Mat panel = canvas(cv::Rect(ox, oy + kLabel, pw, ph));
+        base.copyTo(panel);
+        const Rect& c = stage.weak[static_cast<std::size_t>(i)].cell;
+        cv::Mat centre = panel(cv::Rect((c.x + c.w) * kZoom, (c.y + c.h) * kZoom, c.w * kZoom, c.h * kZoom));
+        cv::Mat tint(centre.size(), CV_8UC3, cv::Scalar(0, 140, 255));
+        cv::addWeighted(centre, 0.5, tint, 0.5, 0, centre);
+        for (int j = 0; j < 3; ++j)
+            for (int k = 0; k < 3; ++k)
+                cv::rectangle(panel, cv::Rect((c.x + k * c.w) * kZoom, (c.y + j * c.h) * kZoom, c.w * kZoom, c.h * kZoom),
+                              cv::Scalar(0, 200, 255), 1);
+    }
+    return canvas;
+}
 }  // namespace
 
 int run_inspect(const InspectOptions& o) {
@@ -99,7 +134,21 @@ int run_inspect(const InspectOptions& o) {
             for (int s : o.stages)
             if (s < 1 || s > static_cast<int>(m.stages.size()))
                 throw std::runtime_error("--stages: the model has stages 1 to " + std::to_string(m.stages.size()) + ", not " + std::to_string(s));
-        const cv::Mat canvas = draw_stages(m, o.stages);
+            cv::Mat canvas;
+            if (o.weak > 0) {
+                // The first WaldBoost stage named by --stages (default: the first in the model).
+                const WaldBoostLbpStage* wb = nullptr;
+                for (std::size_t s = 0; s < m.stages.size() && !wb; ++s)
+                    if (o.stages.empty() || std::find(o.stages.begin(), o.stages.end(), static_cast<int>(s) + 1) != o.stages.end())
+                        wb = m.stages[s].get_if<WaldBoostLbpStage>();
+                if (!wb) throw std::runtime_error("--weak: " + o.model + " has no waldboost_lbp stage" + (o.stages.empty() ? "" : " among --stages"));
+                GrayImage background;
+                if (!o.background.empty()) background = load_gray(o.background);
+                canvas = draw_weak(*wb, static_cast<std::size_t>(o.weak), m.window_width, m.window_height,
+                                   o.background.empty() ? nullptr : &background);
+            } else {
+                canvas = draw_stages(m, o.stages);
+            }
             write_image(o.draw, canvas);
             spdlog::info("wrote {}", o.draw);
         }

@@ -150,6 +150,9 @@ int main(int argc, char** argv) {
     eval->add_option("--config", ev.config, "Training configuration naming the data and the held-out split")->capture_default_str();
     eval->add_option("--fppw", ev.fppw, "Miss rate vs false positives per window on the held-out data, to this CSV");
     eval->add_option("--rejection", ev.rejection, "Per-stage rejection profile on the held-out negatives, to this CSV");
+    eval->add_option("--survival", ev.survival,
+                     "Share of the held-out negative windows surviving each weak classifier, to this CSV; prints the "
+                     "mean weak classifiers per window and the share left after 1, 8, 64 and 256 (CPU)");
     eval->add_option("--fppi", ev.fppi, "Miss rate vs false positives per image on PennFudan, to this CSV");
     eval->add_option("--pennfudan", ev.pennfudan, "PennFudanPed folder (default $CASCADEKIT_DATA/PennFudanPed)");
     eval->add_option("--write-lists", ev.write_lists, "Write the held-out and PennFudan image lists into this folder");
@@ -180,6 +183,13 @@ int main(int argc, char** argv) {
     inspect->add_option("FILE", insp.model, "Cascade model file (.h5)");
     inspect->add_option("--draw", insp.draw, "Paint each stage's blocks over a window-sized panel into this PNG");
     inspect->add_option("--stages", insp.stages, "With --draw: only these stages (1-based), e.g. 1,3,5")->delimiter(',');
+    inspect->add_option("--weak", insp.weak,
+                        "With --draw: the first N weak classifiers of the (first, or first of --stages) waldboost_lbp stage, "
+                        "one panel each: the 3x3 grid of cells, the centre cell tinted")
+        ->check(CLI::Range(1, 4096));
+    inspect->add_option("--background", insp.background,
+                        "With --weak: an image (e.g. a face crop the size of the window) under each panel")
+        ->check(CLI::ExistingFile);
     inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({"zhu", "dalal-triggs"}));
 
     // convert ------------------------------------------------------------------------------

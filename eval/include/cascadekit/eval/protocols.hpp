@@ -27,6 +27,22 @@ struct WindowScores {
 WindowScores score_windows(const CascadeModel& model, const Dataset& test, const DetectParams& params,
                            const BulkOptions& bulk, const ImageLoader& loader);
 
+// How soon a cascade rejects windows, weak classifier by weak classifier (Šochman & Matas' and
+// Macenauer's measure for WaldBoost): every window of the images (scanned as `params` says,
+// without fusion) evaluated on the CPU, counting the weak classifiers it needed. The k-th weak
+// classifier is counted over the whole cascade (a HoG stage's learners all count where a window
+// reaches that stage).
+struct WeakSurvival {
+    std::uint64_t windows = 0;
+    std::vector<std::uint64_t> rejected_by;  // [k]: windows rejected by weak classifier k + 1
+    std::uint64_t weak_evaluated = 0;
+    double mean_weak() const { return windows ? static_cast<double>(weak_evaluated) / static_cast<double>(windows) : 0; }
+    // Share of the windows not rejected by the first k weak classifiers.
+    double surviving(std::size_t k) const;
+};
+WeakSurvival weak_survival(const CascadeModel& model, const std::vector<std::filesystem::path>& images,
+                           const DetectParams& params, const ImageLoader& loader);
+
 struct FullImageOptions {
     DetectParams params;
     FusionParams fusion;
