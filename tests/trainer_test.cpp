@@ -276,6 +276,9 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
         {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},
         {"data: {negative_transforms: [mirror, mirror]}", "x.yaml: data.negative_transforms: 'mirror' given twice"},
+        {"mining: {min_scale: 1.5}", "x.yaml: mining.min_scale: must be in [1/16, 1]"},
+        {"data: {jitter_copies: 17}", "x.yaml: data.jitter_copies: must be in [0, 16]"},
+        {"data: {jitter_rotate: -1}", "x.yaml: data.jitter_rotate: must be in [0, 45] degrees"},
     };
     for (const auto& [text, message] : cases) {
         try {
@@ -386,6 +389,79 @@ TEST(WaldBoost, NegativeTransformsGiveMoreNegativesToBootstrapFrom) {
     EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(), [](const std::string& n) {
         return n.find("30 negative images (×8 with their transforms)") != std::string::npos;
     }));
+}
+
+// Jittered positives: the warp is exact where it should be, each copy is drawn from the seed and
+// the crop (the same for any thread count), and the run says how many positives it has.
+TEST(WaldBoost, JitteredPositiveCopies) {
+    GrayImage g(5, 5);
+    for (int y = 0; y < 5; ++y)
+        for (int x = 0; x < 5; ++x) g.at(x, y) = static_cast<std::uint8_t>(10 * y + x);
+    EXPECT_EQ(detail::jittered(g, 0, 1, 0, 0).pixels, g.pixels);
+    const GrayImage shifted = detail::jittered(g, 0, 1, 1, 0);  // content moves one pixel right
+    EXPECT_EQ(shifted.at(3, 2), g.at(2, 2));
+    EXPECT_EQ(shifted.at(0, 2), g.at(0, 2));  // edge replicated
+    const GrayImage turned = detail::jittered(g, 90, 1, 0, 0);  // a quarter turn about the centre
+    EXPECT_EQ(turned.pixels, transformed(g, ImageTransform::Rotate90).pixels);
+    const GrayImage zoomed = detail::jittered(g, 0, 2, 0, 0);
+    EXPECT_EQ(zoomed.at(2, 2), g.at(2, 2));
+    EXPECT_EQ(zoomed.at(4, 2), g.at(3, 2));  // twice as large: 2 pixels out shows 1 pixel out
+
+    const SyntheticData d = make_data("waldboost_jitter");
+    DataConfig data;
+    data.jitter_copies = 2;
+    data.jitter_rotate = 8;
+    data.jitter_scale = 0.05;
+    data.jitter_shift = 1;
+    const std::vector<PositiveCrop> crops(d.train.positives.begin(), d.train.positives.begin() + 10);
+    const auto a = detail::load_crops(crops, read_pgm, 64, 128, data, 3);
+    ASSERT_EQ(a.size(), 30u);
+    std::vector<GrayImage> b;
+    {
+        tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+        b = detail::load_crops(crops, read_pgm, 64, 128, data, 3);
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].pixels, b[i].pixels) << i;
+    EXPECT_NE(a[10].pixels, a[0].pixels);
+    EXPECT_NE(a[20].pixels, a[10].pixels);
+    EXPECT_NE(detail::load_crops(crops, read_pgm, 64, 128, data, 4)[10].pixels, a[10].pixels);  // another seed
+
+    TrainConfig cfg = waldboost_config();
+    cfg.data.jitter_copies = 1;
+    cfg.data.jitter_rotate = 5;
+    TrainOptions opt;
+    opt.model_out = d.dir / "jit.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    Quiet obs;
+    train(cfg, d.train, read_pgm, opt, obs);
+    EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(), [](const std::string& n) {
+        return n.find("120 positive crops (×2 with jittered copies)") != std::string::npos;
+    }));
+}
+
+// mining.min_scale below 1 bootstraps from upscaled levels too (as `detect --min-scale` scans),
+// and those windows are replayed exactly: the run and its resume give the same model.
+TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {
+    const SyntheticData d = make_data("waldboost_min_scale");
+    TrainConfig cfg = waldboost_config();
+    cfg.mining.min_scale = 0.7;
+    TrainOptions opt;
+    opt.model_out = d.dir / "up.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    opt.stop_after_rounds = 4;  // after the first refill
+    Quiet obs;
+    train(cfg, d.train, read_pgm, opt, obs);
+    const detail::Checkpoint c = detail::read_checkpoint(d.dir / "up.h5.state");
+    ASSERT_FALSE(c.negatives.empty());
+    EXPECT_TRUE(std::any_of(c.negatives.begin(), c.negatives.end(), [](const detail::WindowRef& r) { return r.scale < 1.0; }));
+    opt.stop_after_rounds = 0;
+    opt.resume = true;
+    train(cfg, d.train, read_pgm, opt, obs);
+    TrainOptions whole = opt;
+    whole.resume = false;
+    whole.model_out = d.dir / "whole.h5";
+    train(cfg, d.train, read_pgm, whole, obs);
+    EXPECT_EQ(bytes(opt.model_out), bytes(whole.model_out));
 }
 
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {

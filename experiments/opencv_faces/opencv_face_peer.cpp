@@ -13,7 +13,8 @@
 //   opencv_face_peer time --cascade XML --threads N --repeats R [--scale-step F]
 //                         [--min-neighbors N] [--min-size PX] IMAGE
 //       detectMultiScale on one frame R times after a warm-up with cv::setNumThreads(N); prints
-//       "median_ms X" (for `cascade bench detect --peer`).
+//       "median_ms X" (for `cascade bench detect --peer`). --stride N is accepted and ignored: a
+//       CascadeClassifier picks its own step, 2 level pixels at scales up to 2 and 1 above.
 // Built without OpenCV's imgcodecs (CASCADEKIT_TOOLS_CODECS=OFF) it reads PGM/PPM images only.
 #include <cstdio>
 #include <opencv2/objdetect.hpp>
@@ -28,7 +29,7 @@ int usage() {
                  "usage: opencv_face_peer detect --cascade XML --json OUT [--scale-step F] [--min-neighbors N] [--min-size PX]\n"
                  "                               [--score neighbours|weights] INPUT...\n"
                  "       opencv_face_peer time --cascade XML --threads N --repeats R [--scale-step F] [--min-neighbors N]\n"
-                 "                             [--min-size PX] IMAGE\n");
+                 "                             [--min-size PX] [--stride N (ignored)] IMAGE\n");
     return 1;
 }
 
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
             else if (a == "--scale-step") scale_step = std::stod(value());
             else if (a == "--min-neighbors") min_neighbors = std::stoi(value());
             else if (a == "--min-size") min_size = std::stoi(value());
+            else if (a == "--stride") value();  // accepted for `cascade bench detect`; see the header
             else if (a == "--threads") threads = std::stoi(value());
             else if (a == "--repeats") repeats = std::stoi(value());
             else inputs.push_back(a);

@@ -46,8 +46,9 @@ struct Row {
 };
 
 // Runs the peer's `time` mode; NaN (and a warning) when it fails.
-double peer_ms(const std::string& peer, const std::filesystem::path& frame, double step, int stride, int threads, int repeats) {
-    const std::string cmd = "'" + peer + "' time --threads " + std::to_string(threads) + " --repeats " + std::to_string(repeats) +
+double peer_ms(const std::string& peer, const std::string& args, const std::filesystem::path& frame, double step, int stride,
+               int threads, int repeats) {
+    const std::string cmd = "'" + peer + "' time " + args + " --threads " + std::to_string(threads) + " --repeats " + std::to_string(repeats) +
                             " --scale-step " + std::to_string(step) + " --stride " + std::to_string(stride) + " '" +
                             frame.string() + "'";
     FILE* p = popen(cmd.c_str(), "r");
@@ -178,8 +179,8 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     }
 #endif
                     if (!o.peer.empty()) {
-                        r.peer1 = peer_ms(o.peer, frame_file, step, stride, 1, o.cpu_repeats);
-                        r.peern = peer_ms(o.peer, frame_file, step, stride, all, o.cpu_repeats);
+                        r.peer1 = peer_ms(o.peer, o.peer_args, frame_file, step, stride, 1, o.cpu_repeats);
+                        r.peern = peer_ms(o.peer, o.peer_args, frame_file, step, stride, all, o.cpu_repeats);
                     }
                     spdlog::info("{} x{} stride {}: {} windows; CPU {} / {} ms; CUDA {} ms latency, {} ms batched; OpenCV {} / {} ms",
                                  size, step, stride, r.windows, fmt(r.cpu1), fmt(r.cpun), fmt(r.gpu_latency, "%.3f"),
@@ -192,7 +193,8 @@ int run_bench_detect(const BenchDetectOptions& o) {
         const std::time_t now = std::time(nullptr);
         std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
         std::ostringstream md;
-        md << "# Detection speed: CUDA backend, CPU backend, OpenCV HOG\n\n"
+        const std::string& peer_name = o.peer_name;
+        md << "# Detection speed: CUDA backend, CPU backend, " << peer_name << "\n\n"
            << "- command: `" << o.command_line << "`\n"
            << "- model: " << o.model << " (" << model.stages.size() << " stages)\n"
            << "- frame: " << (o.frame.empty() ? "synthetic (bench_image)" : o.frame) << ", resized to each size, 3-channel BGR\n"
@@ -202,8 +204,12 @@ int run_bench_detect(const BenchDetectOptions& o) {
            << " CPU / OpenCV frames, each after a warm-up\n"
            << "- CUDA latency: `detect()` of one frame, upload and download included; batched: `detect_batch()` of "
            << o.batch << " frames on " << o.slots << " streams, per frame\n"
-           << "- OpenCV: `HOGDescriptor` default people detector, `detectMultiScale` (hit threshold 0, same stride and "
-              "scale step, grouping on), `cv::setNumThreads`\n\n";
+           << (o.peer.empty() ? std::string("- no OpenCV peer\n\n")
+                              : "- " + peer_name + ": `" + std::filesystem::path(o.peer).filename().string() + " time " + o.peer_args +
+                                    "` (" + (o.peer_args.empty() ? "`HOGDescriptor` default people detector, `detectMultiScale` "
+                                                                   "(hit threshold 0, same stride and scale step, grouping on)"
+                                                                 : "same scale step") +
+                                    "), `cv::setNumThreads`\n\n");
         // Table 7-1 layout for 1280x960 stride 8.
         std::map<double, const Row*> t71;
         for (const Row& r : rows)
@@ -227,8 +233,8 @@ int run_bench_detect(const BenchDetectOptions& o) {
                 for (auto& [s, r] : t71) md << " " << fmt(r->*m, f) << " |";
                 md << "\n";
             };
-            ours("OpenCV HOG, 1 thread", &Row::peer1, "%.1f");
-            ours("OpenCV HOG, " + std::to_string(all) + " threads", &Row::peern, "%.1f");
+            ours(peer_name + ", 1 thread", &Row::peer1, "%.1f");
+            ours(peer_name + ", " + std::to_string(all) + " threads", &Row::peern, "%.1f");
             ours("cascadekit CPU, 1 thread", &Row::cpu1, "%.1f");
             ours("cascadekit CPU, " + std::to_string(all) + " threads", &Row::cpun, "%.1f");
             ours("cascadekit CUDA, latency with transfers", &Row::gpu_latency, "%.3f");
@@ -273,8 +279,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
         md << "## Every configuration\n\n"
            << "| size | step | stride | windows | stages/window | learners/window | CPU 1 thr ms | CPU " << all
            << " thr ms | CUDA latency ms | CUDA batched ms | CPU " << all << " thr Mwindows/s | CUDA Mwindows/s | OpenCV 1 thr ms | OpenCV " << all
-           << " thr ms | CUDA vs CPU 1 thr | CUDA vs OpenCV 1 thr | CUDA vs OpenCV " << all << " thr |\n"
-           << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+           << " thr ms | CUDA vs CPU 1 thr | CUDA vs OpenCV 1 thr | CUDA vs OpenCV " << all << " thr | CPU vs OpenCV, 1 thr | CPU vs OpenCV, "
+           << all << " thr |\n"
+           << "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
         for (const Row& r : rows) {
             const double best = std::isnan(r.gpu_batched) ? NAN : r.gpu_batched;
             md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << r.windows << " | "
@@ -283,9 +290,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
                << fmt(static_cast<double>(r.windows) / (r.cpun * 1e-3) / 1e6, "%.1f") << " | "
                << fmt(static_cast<double>(r.windows) / (best * 1e-3) / 1e6, "%.0f") << " | " << fmt(r.peer1, "%.1f") << " | "
                << fmt(r.peern, "%.1f") << " | " << fmt(r.cpu1 / best, "%.0f×") << " | " << fmt(r.peer1 / best, "%.0f×") << " | "
-               << fmt(r.peern / best, "%.0f×") << " |\n";
+               << fmt(r.peern / best, "%.0f×") << " | " << fmt(r.peer1 / r.cpu1, "%.2f×") << " | " << fmt(r.peern / r.cpun, "%.2f×")
+               << " |\n";
         }
-        md << "\nRatios use the batched CUDA time per frame. Mining throughput is the stride-4, ×1.1 rows "
+        md << "\nCUDA ratios use the batched CUDA time per frame; CPU vs OpenCV is OpenCV's time over ours. Mining throughput is the stride-4, ×1.1 rows "
               "(the trainer's default mining scan): windows per second = windows / time.\n";
         std::fputs(md.str().c_str(), stdout);
         if (!o.out.empty()) write_text_atomically(o.out, md.str());

@@ -95,7 +95,9 @@ struct BenchDetectOptions {
     int batch = 16;        // frames per detect_batch call
     int slots = 4;         // frames in flight in a batch
     std::string frame;     // image resized to every size; empty: synthetic
-    std::string peer;      // opencv_hog_peer executable; empty: no OpenCV rows
+    std::string peer;      // opencv_hog_peer or opencv_face_peer executable; empty: no OpenCV rows
+    std::string peer_args;  // extra arguments to the peer's time mode (e.g. --cascade FILE)
+    std::string peer_name = "OpenCV HOG";  // its name in the tables
     bool no_cpu = false;   // skip timing our CPU backend
     std::string out;       // Markdown file
     std::string command_line;

@@ -223,7 +223,12 @@ int main(int argc, char** argv) {
     bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();
     bench_detect->add_option("--slots", bd.slots, "Frames in flight in a batch (streams)")->capture_default_str();
     bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");
-    bench_detect->add_option("--peer", bd.peer, "opencv_hog_peer executable: adds OpenCV HOG rows (1 and all threads)");
+    bench_detect->add_option("--peer", bd.peer,
+                             "opencv_hog_peer or opencv_face_peer executable: adds OpenCV rows (1 and all threads)");
+    bench_detect->add_option("--peer-args", bd.peer_args,
+                             "Extra arguments to the peer's time mode, e.g. \"--cascade "
+                             "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml\"");
+    bench_detect->add_option("--peer-name", bd.peer_name, "The peer's name in the tables")->capture_default_str();
     bench_detect->add_flag("--no-cpu", bd.no_cpu, "Do not time our CPU backend");
     bench_detect->add_option("--out", bd.out, "Also write the Markdown tables to this file");
 

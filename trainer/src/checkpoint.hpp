@@ -41,11 +41,13 @@ std::vector<char> checkpoint_bytes(const Checkpoint& c);
 Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path& file);
 // Checks every index and value against the data it will be used with: the completed stages as a
 // model of the configuration's window and HoG parameters (validate_model), every negative
-// window's image index, scale and position inside its pyramid level, the progress figures.
+// window's image index, scale (min_scale: the configuration's mining.min_scale, up to 1e4) and
+// position inside its pyramid level, the progress figures.
 // The stage in training is checked by its stage trainer (load_state). Throws TrainError as
 // read_checkpoint does.
 void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file, const CascadeModel& shape,
-                         const std::vector<GrayImage>& images);
+                         const std::vector<GrayImage>& images,
+                         double min_scale = 1.0);
 // The error read_checkpoint throws, for the trainer's own checks.
 TrainError checkpoint_damaged(const std::filesystem::path& file, const std::string& problem);
 

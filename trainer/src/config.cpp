@@ -88,6 +88,10 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.positives_dir", d.positives_dir);
     r.get("data.negatives_dirs", d.negatives_dirs);
     r.get("data.flip_positives", d.flip_positives);
+    r.get("data.jitter_copies", d.jitter_copies);
+    r.get("data.jitter_rotate", d.jitter_rotate);
+    r.get("data.jitter_scale", d.jitter_scale);
+    r.get("data.jitter_shift", d.jitter_shift);
     std::vector<std::string> transforms;
     r.get("data.negative_transforms", transforms);
     r.get("data.holdout_every", d.holdout_every);
@@ -123,6 +127,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("dense.max_hard_negatives", c.dense.max_hard_negatives);
     r.get("mining.stride", c.mining.stride);
     r.get("mining.scale_step", c.mining.scale_step);
+    r.get("mining.min_scale", c.mining.min_scale);
     r.get("mining.backend", backend);
     r.reject_unknown();
 
@@ -140,6 +145,10 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
             r.fail("data.negative_transforms", "'" + t + "' given twice");
         d.negative_transforms.push_back(v);
     }
+    if (d.jitter_copies < 0 || d.jitter_copies > 16) r.fail("data.jitter_copies", "must be in [0, 16]");
+    if (!(d.jitter_rotate >= 0 && d.jitter_rotate <= 45)) r.fail("data.jitter_rotate", "must be in [0, 45] degrees");
+    if (!(d.jitter_scale >= 0 && d.jitter_scale <= 0.5)) r.fail("data.jitter_scale", "must be in [0, 0.5]");
+    if (!(d.jitter_shift >= 0 && d.jitter_shift <= 8)) r.fail("data.jitter_shift", "must be in [0, 8] pixels");
     if (d.holdout_every != 0 && d.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
     if (d.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
     if (d.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");
@@ -165,6 +174,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");
     if (!(c.mining.scale_step > 1) || c.mining.scale_step > 10) r.fail("mining.scale_step", "must be in (1, 10]");
+    if (!(c.mining.min_scale >= kMinMinScale && c.mining.min_scale <= 1))
+        r.fail("mining.min_scale", "must be in [1/16, 1] (below 1 also scans upscaled levels)");
     if (!parse_backend(backend, c.mining.backend)) r.fail("mining.backend", "must be " + kBackendNames.choices());
     if (wb.weak_classifiers < 1 || static_cast<std::size_t>(wb.weak_classifiers) > kMaxStageSize)
         r.fail("waldboost.weak_classifiers", "must be in [1, " + std::to_string(kMaxStageSize) + "]");

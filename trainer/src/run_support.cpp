@@ -34,6 +34,7 @@ BulkDetector mining_detector(const CascadeModel& model, const TrainConfig& cfg) 
     DetectParams params;
     params.stride = cfg.mining.stride;
     params.scale_step = cfg.mining.scale_step;
+    params.min_scale = cfg.mining.min_scale;
     BulkOptions options;
     options.backend = cfg.mining.backend;
     return BulkDetector(model, params, options);

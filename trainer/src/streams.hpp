@@ -32,4 +32,9 @@ inline RandomStream candidate_features(std::uint64_t seed, std::uint64_t stage, 
     return RandomStream(seed, {5, stage, weak});
 }
 
+// The jitter of copy `copy` of positive crop `crop` (data.jitter_copies).
+inline RandomStream positive_jitter(std::uint64_t seed, std::uint64_t copy, std::uint64_t crop) {
+    return RandomStream(seed, {6, copy, crop});
+}
+
 }  // namespace cascadekit::detail::streams

@@ -52,13 +52,16 @@ public:
         if (ck_.finished) return summary(elapsed());
 
         const auto& transforms = cfg_.data.negative_transforms;
-        obs_.on_note("loading " + std::to_string(data_.positives.size()) + " positive crops and " +
+        const int copies = cfg_.data.jitter_copies;
+        obs_.on_note("loading " + std::to_string(data_.positives.size()) + " positive crops" +
+                     (copies > 0 ? " (×" + std::to_string(copies + 1) + " with jittered copies)" : std::string()) + " and " +
                      std::to_string(data_.negatives.size()) + " negative images" +
                      (transforms.empty() ? std::string() : " (×" + std::to_string(transforms.size() + 1) + " with their transforms)"));
-        crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height);
+        crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height, cfg_.data, cfg_.seed);
         images_ = detail::load_images(data_.negatives, loader_, transforms);
         if (opt_.resume)
-            detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_);
+            detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
+                                        cfg_.mining.min_scale);
         default_negatives_ = cfg_.boosting.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.boosting.negatives_per_stage)
                                                                    : crops_.size();
         make_trainer();

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "cascadekit/features/pyramid.hpp"
+#include "streams.hpp"
 
 namespace cascadekit::detail {
 
@@ -34,7 +35,27 @@ std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& pat
     return out;
 }
 
-std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh) {
+GrayImage jittered(const GrayImage& g, double degrees, double scale, double dx, double dy) {
+    GrayImage out(g.width, g.height);
+    const double a = degrees * 3.14159265358979323846 / 180.0, c = std::cos(a) / scale, s = std::sin(a) / scale;
+    const double cx = (g.width - 1) / 2.0, cy = (g.height - 1) / 2.0;
+    auto px = [&](int x, int y) { return static_cast<double>(g.at(std::clamp(x, 0, g.width - 1), std::clamp(y, 0, g.height - 1))); };
+    for (int v = 0; v < g.height; ++v)
+        for (int u = 0; u < g.width; ++u) {
+            // Output pixel (u, v) samples the source where the inverse transform sends it.
+            const double ox = u - cx - dx, oy = v - cy - dy;
+            const double sx = cx + c * ox + s * oy, sy = cy - s * ox + c * oy;
+            const double fx = std::floor(sx), fy = std::floor(sy), tx = sx - fx, ty = sy - fy;
+            const int x0 = static_cast<int>(fx), y0 = static_cast<int>(fy);
+            const double value = (1 - ty) * ((1 - tx) * px(x0, y0) + tx * px(x0 + 1, y0)) +
+                                 ty * ((1 - tx) * px(x0, y0 + 1) + tx * px(x0 + 1, y0 + 1));
+            out.at(u, v) = static_cast<std::uint8_t>(std::clamp(std::lround(value), 0L, 255L));
+        }
+    return out;
+}
+
+std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
+                                  const DataConfig& data, std::uint64_t seed) {
     std::vector<GrayImage> out(crops.size());
     std::mutex m;
     std::string first_error;
@@ -55,6 +76,15 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
         }
     });
     if (first_index < crops.size()) throw TrainError(first_error);
+    const std::size_t n = out.size(), copies = static_cast<std::size_t>(std::max(data.jitter_copies, 0));
+    out.resize(n * (1 + copies));
+    tbb::parallel_for(std::size_t{0}, n * copies, [&](std::size_t i) {
+        RandomStream rng = streams::positive_jitter(seed, i / n, i % n);
+        auto uniform = [&](double r) { return r * (2 * rng.unit() - 1); };  // in [−r, r)
+        const double degrees = uniform(data.jitter_rotate), scale = 1 + uniform(data.jitter_scale);
+        const double dx = uniform(data.jitter_shift), dy = uniform(data.jitter_shift);
+        out[n + i] = jittered(out[i % n], degrees, scale, dx, dy);
+    });
     return out;
 }
 

@@ -27,9 +27,15 @@ using WindowSink = std::function<void(std::size_t, const LevelFeatures&, int, in
 std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
                                    const std::vector<ImageTransform>& transforms = {});
 
-// Decodes the positive crops (mirrored where asked). Crops smaller than the window are refused
-// with a TrainError naming the file.
-std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh);
+// Decodes the positive crops (mirrored where asked), followed by data.jitter_copies jittered
+// copies of all of them (copy k of crop i at (k + 1)·crops.size() + i; drawn by the run's seed).
+// Crops smaller than the window are refused with a TrainError naming the file.
+std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
+                                  const DataConfig& data = {}, std::uint64_t seed = 0);
+
+// The crop turned by `degrees`, scaled by `scale` and shifted by (dx, dy) pixels about its
+// centre (bilinear, edges replicated), the same size.
+GrayImage jittered(const GrayImage& crop, double degrees, double scale, double dx, double dy);
 
 // Hands each crop's centred window to sink(i, …) with the features `needs` asks for.
 void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink);

@@ -40,6 +40,11 @@ struct DataConfig {
     std::string positives_dir;                // layout folders: crops (relative: from $CASCADEKIT_DATA)
     std::vector<std::string> negatives_dirs;  // layout folders: negative image folders
     bool flip_positives = false;
+    // Jittered copies of every positive crop (after flipping): each copy turned by up to
+    // ±jitter_rotate degrees, scaled by up to ±jitter_scale (a share) and shifted by up to
+    // ±jitter_shift pixels about the crop's centre, drawn per crop from the run's seed. 0 copies: none.
+    int jitter_copies = 0;
+    double jitter_rotate = 0, jitter_scale = 0, jitter_shift = 0;
     // Negative images are also scanned in these flips and quarter turns (mirror, upside_down,
     // rotate180, rotate90, rotate270, transpose, transverse): up to 8× the windows to bootstrap from.
     std::vector<ImageTransform> negative_transforms;
@@ -89,6 +94,7 @@ struct DenseConfig {
 struct MiningConfig {
     int stride = 8;
     double scale_step = 1.2;
+    double min_scale = 1.0;  // smallest window scale of bootstrapping scans; < 1 also scans upscaled levels (as a detector run with --min-scale does)
     Backend backend = Backend::Auto;  // not part of the fingerprint's meaning: every backend mines the same windows
 };
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Reproduces experiments/results/faces-lbp.md's figures: the shipped WaldBoost LBP face detector and
+# OpenCV's frontal-face cascades (Debian's opencv-data) on the CMU+MIT frontal faces through the
+# same evaluation (the face-points rule, fair to every box convention), the weak-classifier
+# survival on held-out backgrounds, and the plots. Run from the repository root after building
+# (bash .ci/test); the plots need python3-matplotlib. The speed table comes from
+# `cascade bench detect` (the command is in the results file).
+#   bash experiments/evaluate_faces.sh [BUILD_DIR]
+# The model is trained by:
+#   build/tools/cascade train --config configs/faces-lbp.yaml --out experiments/models/faces-lbp.h5
+set -euo pipefail
+build=${1:-build}
+out=experiments/results/faces
+mkdir -p "$out"
+cascade=$build/tools/cascade
+peer=$build/experiments/opencv_face_peer
+model=experiments/models/faces-lbp.h5
+data=${CASCADEKIT_DATA:-../shared/data}
+cascades=/usr/share/opencv4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+ls "$data"/Faces/cmu-mit/test/*.png "$data"/Faces/cmu-mit/test-low/*.png > "$work/cmu.txt"
+
+# Ours: NMS at IoU 0.3 (a face's windows overlap less than a person's), windows from 0.8x the
+# 24-pixel window (CMU+MIT's smallest faces), two scans.
+for scan in "2 1.2" "1 1.1"; do
+  set -- $scan
+  "$cascade" -q eval --model $model --faces $out/faces-lbp-s$1-x$2.csv --stride $1 --scale-step $2 --min-scale 0.8 \
+      --fuse nms --nms-iou 0.3 --backend cpu --label "faces-lbp, stride $1, x$2"
+done
+"$cascade" -q eval --model $model --config configs/faces-lbp.yaml --survival $out/faces-lbp-survival.csv \
+    --stride 2 --scale-step 1.2 --label "faces-lbp, stride 2, x1.2"
+"$cascade" -q eval --model $model --config configs/faces-lbp.yaml --survival "$work/s.csv" \
+    --stride 1 --scale-step 1.1 --label "faces-lbp, stride 1, x1.1"
+
+# OpenCV's cascades: x1.1, groups of >= 2 windows, scored by their window count (the knob
+# OpenCV's users turn) and by their last stage's sum.
+for c in haarcascades/haarcascade_frontalface_default haarcascades/haarcascade_frontalface_alt \
+         haarcascades/haarcascade_frontalface_alt2 lbpcascades/lbpcascade_frontalface \
+         lbpcascades/lbpcascade_frontalface_improved; do
+  n=$(basename $c)
+  for s in neighbours weights; do
+    "$peer" detect --cascade $cascades/$c.xml --json "$work/$n-$s.json" --scale-step 1.1 --min-neighbors 1 --score $s "$work/cmu.txt"
+    "$cascade" -q eval --detections "$work/$n-$s.json" --faces $out/$n-$s.csv --label "$n, $s"
+  done
+done
+/usr/bin/python3 experiments/plot_eval.py faces experiments/results/faces-lbp-roc.png 65 \
+    "cascadekit WaldBoost LBP, stride 2, x1.2=$out/faces-lbp-s2-x1.2.csv" \
+    "cascadekit WaldBoost LBP, stride 1, x1.1=$out/faces-lbp-s1-x1.1.csv" \
+    "OpenCV Haar alt2=$out/haarcascade_frontalface_alt2-weights.csv" \
+    "OpenCV Haar alt=$out/haarcascade_frontalface_alt-neighbours.csv" \
+    "OpenCV Haar default=$out/haarcascade_frontalface_default-neighbours.csv" \
+    "OpenCV LBP=$out/lbpcascade_frontalface-weights.csv"
+/usr/bin/python3 experiments/plot_eval.py survival experiments/results/faces-lbp-survival.png \
+    "held-out backgrounds, stride 2, x1.2=$out/faces-lbp-survival.csv"
