@@ -385,3 +385,36 @@ TEST(CpuDetector, KeepRejectedReturnsEveryWindowWithItsDecidingStage) {
     EXPECT_EQ(rejected, all.stats.rejected_per_stage);
     EXPECT_EQ(accepted, normal.detections);
 }
+
+// An LBP prefix in front of HoG stages: the HoG planes of a level are built only where windows
+// survive the prefix, with the same detections and statistics as building every plane first.
+TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
+    CascadeModel m = random_model(61, 2, 4, 6);
+    const GrayImage img = blobby_image(320, 400, 62);
+    calibrate_thresholds(m, img);
+    EXPECT_EQ(CascadeEvaluator(m).prefix_stages(), 1u);
+    EXPECT_TRUE(CascadeEvaluator(m).prefix_needs().gray_integral);
+    EXPECT_FALSE(CascadeEvaluator(m).prefix_needs().hog);
+    EXPECT_EQ(CascadeEvaluator(random_model(61, 2, 4, 0)).prefix_stages(), 0u);  // HoG only
+    CascadeModel lbp_only = m;
+    lbp_only.stages.erase(lbp_only.stages.begin() + 1, lbp_only.stages.end());
+    EXPECT_EQ(CascadeEvaluator(lbp_only).prefix_stages(), 0u);
+    DetectParams p;
+    p.scale_step = 1.1;
+    p.stride = 4;
+    std::size_t with_detections = 0;
+    // From a prefix most windows pass to one none passes (then no HoG plane is built at all).
+    for (float final_threshold : {-1e6f, -3.0f, -1.0f, 0.5f, 1e6f}) {
+        auto& wb = m.stages[0].as<WaldBoostLbpStage>();
+        wb.final_threshold = final_threshold;
+        const DetectResult lazy = CpuDetector(m, p).detect(img.view());
+        const DetectResult eager = CpuDetector(m, p, CpuOptions{false}).detect(img.view());
+        EXPECT_EQ(lazy.detections, eager.detections) << final_threshold;
+        EXPECT_EQ(lazy.stats, eager.stats) << final_threshold;
+        with_detections += !lazy.detections.empty();
+        if (final_threshold == 1e6f) {
+            EXPECT_EQ(lazy.stats.rejected_per_stage[0], lazy.stats.windows_scanned);
+        }
+    }
+    EXPECT_GE(with_detections, 2u);
+}

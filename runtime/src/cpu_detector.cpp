@@ -3,6 +3,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <atomic>
+
 #include "cascadekit/features/pyramid.hpp"
 
 namespace cascadekit {
@@ -15,8 +17,8 @@ const CascadeModel& validated(const CascadeModel& model, const DetectParams& par
 }
 }  // namespace
 
-CpuDetector::CpuDetector(CascadeModel model, DetectParams params)
-    : model_(std::move(model)), params_(params), evaluator_(validated(model_, params_)) {}
+CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
+    : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_)) {}
 
 namespace {
 // What one row of windows produced; rows are merged in order so the output is thread-independent.
@@ -25,6 +27,7 @@ struct RowResult {
     std::vector<std::uint64_t> rejected;
     std::uint64_t weak = 0;
     std::uint64_t scanned = 0;
+    std::vector<std::pair<int, WindowProgress>> survivors;  // lazy features: windows past the prefix (x, progress)
 };
 }  // namespace
 
@@ -43,6 +46,9 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     result.stats.rejected_per_stage.assign(model_.stages.size(), 0);
     result.stats.levels = static_cast<int>(levels.size());
     const std::size_t n_stages = model_.stages.size();
+    const std::size_t prefix = evaluator_.prefix_stages();
+    // Detections stay in scan order either way; keep_rejected wants every window in that order.
+    const bool lazy = options_.lazy_features && prefix > 0 && !params_.keep_rejected;
 
     for (std::size_t li = 0; li < levels.size(); ++li) {
         const PyramidLevel& level = levels[li];
@@ -51,29 +57,66 @@ DetectResult CpuDetector::detect(const ImageView& image) {
             resample_level(octaves_, level, level_image_);
             img = &level_image_;
         }
-        compute_level_features(*img, evaluator_.needs(), features_);
-
         const int rows = (level.height - wh) / params_.stride + 1;
         const int cols = (level.width - ww) / params_.stride + 1;
         std::vector<RowResult> row_results(static_cast<std::size_t>(rows));
-        tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-            for (int row = r.begin(); row < r.end(); ++row) {
-                RowResult& out = row_results[static_cast<std::size_t>(row)];
-                out.rejected.assign(n_stages, 0);
-                const int y = row * params_.stride;
-                for (int col = 0; col < cols; ++col) {
-                    const int x = col * params_.stride;
-                    const WindowOutcome w = evaluator_.evaluate(features_, x, y);
-                    ++out.scanned;
-                    out.weak += w.weak_evaluated;
-                    if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
-                    if (w.rejected_at >= 0 && !params_.keep_rejected) continue;
-                    const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
-                    out.detections.push_back({x * level.scale, y * level.scale, ww * level.scale, wh * level.scale,
-                                              w.score, static_cast<int>(li), level.scale, passed});
+        // Counts a window's outcome into its row and keeps it as a detection when it is one.
+        auto record = [&](RowResult& out, int x, int y, const WindowOutcome& w) {
+            out.weak += w.weak_evaluated;
+            if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
+            if (w.rejected_at >= 0 && !params_.keep_rejected) return;
+            const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
+            out.detections.push_back({x * level.scale, y * level.scale, ww * level.scale, wh * level.scale, w.score,
+                                      static_cast<int>(li), level.scale, passed});
+        };
+        if (!lazy) {
+            compute_level_features(*img, evaluator_.needs(), features_);
+            tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+                for (int row = r.begin(); row < r.end(); ++row) {
+                    RowResult& out = row_results[static_cast<std::size_t>(row)];
+                    out.rejected.assign(n_stages, 0);
+                    const int y = row * params_.stride;
+                    for (int col = 0; col < cols; ++col) {
+                        const int x = col * params_.stride;
+                        ++out.scanned;
+                        record(out, x, y, evaluator_.evaluate(features_, x, y));
+                    }
                 }
+            });
+        } else {
+            // The prefix on every window with its planes only; the other planes only for a level
+            // where some window survived it, and the rest of the cascade only on the survivors.
+            compute_level_features(*img, evaluator_.prefix_needs(), features_);
+            std::atomic<bool> any(false);
+            tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+                for (int row = r.begin(); row < r.end(); ++row) {
+                    RowResult& out = row_results[static_cast<std::size_t>(row)];
+                    out.rejected.assign(n_stages, 0);
+                    const int y = row * params_.stride;
+                    for (int col = 0; col < cols; ++col) {
+                        const int x = col * params_.stride;
+                        ++out.scanned;
+                        WindowProgress p;
+                        if (evaluator_.evaluate_stages(features_, x, y, 0, prefix, p)) out.survivors.push_back({x, p});
+                        else record(out, x, y, p.outcome);
+                    }
+                    if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
+                }
+            });
+            if (any.load()) {
+                compute_level_features(*img, evaluator_.needs().minus(evaluator_.prefix_needs()), features_);
+                tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+                    for (int row = r.begin(); row < r.end(); ++row) {
+                        RowResult& out = row_results[static_cast<std::size_t>(row)];
+                        const int y = row * params_.stride;
+                        for (auto& [x, p] : out.survivors)
+                            record(out, x, y, evaluator_.evaluate_stages(features_, x, y, prefix, n_stages, p)
+                                                  ? CascadeEvaluator::finish(p)
+                                                  : p.outcome);
+                    }
+                });
             }
-        });
+        }
         for (RowResult& rr : row_results) {
             result.stats.windows_scanned += rr.scanned;
             result.stats.weak_evaluated += rr.weak;

@@ -21,23 +21,38 @@ CascadeEvaluator::CascadeEvaluator(const CascadeModel& model) : model_(model) {
         needs_ |= kind->needs;
         stages_.push_back(kind->make(stage, model_));
     }
+    FeatureNeeds so_far;
+    for (std::size_t s = 0; s < model_.stages.size(); ++s) {
+        FeatureNeeds with = so_far;
+        with |= find_cpu_stage_kind(model_.stages[s].kind())->needs;
+        if (with == needs_) {
+            prefix_ = s;
+            prefix_needs_ = s > 0 ? so_far : needs_;
+            break;
+        }
+        so_far = with;
+    }
+}
+
+bool CascadeEvaluator::evaluate_stages(const LevelFeatures& f, int x, int y, std::size_t begin, std::size_t end,
+                                       WindowProgress& p) const {
+    // The running sum of the passed stages' margins, in stage order (as on the GPU).
+    for (std::size_t s = begin; s < end; ++s) {
+        const StageOutcome o = stages_[s]->evaluate(f, x, y);
+        p.outcome.weak_evaluated += o.weak_evaluated;
+        p.outcome.score = o.score;
+        if (o.score < 0.0f) {
+            p.outcome.rejected_at = static_cast<int>(s);
+            return false;
+        }
+        p.cleared += o.score;
+    }
+    return true;
 }
 
 WindowOutcome CascadeEvaluator::evaluate(const LevelFeatures& f, int x, int y) const {
-    WindowOutcome out;
-    float cleared = 0.0f;  // running sum of the passed stages' margins, in stage order (as on the GPU)
-    for (std::size_t s = 0; s < stages_.size(); ++s) {
-        const StageOutcome o = stages_[s]->evaluate(f, x, y);
-        out.weak_evaluated += o.weak_evaluated;
-        out.score = o.score;
-        if (o.score < 0.0f) {
-            out.rejected_at = static_cast<int>(s);
-            return out;
-        }
-        cleared += o.score;
-    }
-    out.score = cleared;
-    return out;
+    WindowProgress p;
+    return evaluate_stages(f, x, y, 0, stages_.size(), p) ? finish(p) : p.outcome;
 }
 
 WindowOutcome evaluate_window(const CascadeModel& model, const LevelFeatures& features, int x, int y) {

@@ -7,12 +7,20 @@
 
 namespace cascadekit {
 
+struct CpuOptions {
+    // A cascade whose first stages read fewer feature planes than the rest (an LBP prefix in front
+    // of HoG stages) has the other planes of a level built only when some window of the level
+    // survives those stages, and the rest evaluated on the survivors only. The same detections
+    // either way; false builds every plane of every level first (for measuring what it saves).
+    bool lazy_features = true;
+};
+
 // Thread safety: as Detector (one detect() at a time per object; it parallelises inside).
 class CpuDetector final : public Detector {
 public:
     // Validates model and params (ModelError / std::invalid_argument); throws
     // std::invalid_argument naming the stage when a stage kind has no CPU evaluator.
-    CpuDetector(CascadeModel model, DetectParams params);
+    CpuDetector(CascadeModel model, DetectParams params, CpuOptions options = {});
     // Detections in input pixels, ordered by level, then y, then x (the CUDA backend's order too).
     DetectResult detect(const ImageView& image) override;
     std::string backend_name() const override { return "cpu"; }
@@ -22,6 +30,7 @@ public:
 private:
     CascadeModel model_;
     DetectParams params_;
+    CpuOptions options_;
     CascadeEvaluator evaluator_;
     // Reused between frames: no allocation after the first frame of a size.
     GrayImage gray_, level_image_;

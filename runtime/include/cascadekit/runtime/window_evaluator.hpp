@@ -29,6 +29,8 @@ struct FeatureNeeds {
         gray_integral = gray_integral || o.gray_integral;
         return *this;
     }
+    // What `this` needs beyond `o`.
+    FeatureNeeds minus(const FeatureNeeds& o) const { return {hog && !o.hog, gray_integral && !o.gray_integral}; }
     friend bool operator==(const FeatureNeeds&, const FeatureNeeds&) = default;
 };
 
@@ -75,6 +77,12 @@ struct WindowOutcome {
     std::uint32_t weak_evaluated = 0;
 };
 
+// A window part-way through the cascade: what evaluate_stages carries from one call to the next.
+struct WindowProgress {
+    WindowOutcome outcome;
+    float cleared = 0.0f;  // running sum of the passed stages' margins, in stage order
+};
+
 // The model's stages, each with its kind's evaluator.
 class CascadeEvaluator {
 public:
@@ -88,9 +96,29 @@ public:
     // margin in stage order (float), as the GPU forms it.
     WindowOutcome evaluate(const LevelFeatures& features, int x, int y) const;
 
+    // Stages [begin, end) of the window, continuing `progress` (default-constructed for stage 0);
+    // false as soon as one rejects (progress.outcome says which). evaluate() is
+    // evaluate_stages(0, all) then finish(): the same arithmetic in the same order.
+    bool evaluate_stages(const LevelFeatures& features, int x, int y, std::size_t begin, std::size_t end,
+                         WindowProgress& progress) const;
+    // The outcome of a window that passed every stage.
+    static WindowOutcome finish(const WindowProgress& progress) {
+        WindowOutcome o = progress.outcome;
+        o.score = progress.cleared;
+        return o;
+    }
+    std::size_t stages() const { return stages_.size(); }
+    // The leading stages that read fewer feature planes than the whole cascade (e.g. an LBP
+    // sequence in front of HoG stages: gray integral only), and the planes they read; 0 and
+    // needs() when every plane is needed from the first stage on. A detector can build the other
+    // planes of a level only where windows survive these stages.
+    std::size_t prefix_stages() const { return prefix_; }
+    FeatureNeeds prefix_needs() const { return prefix_needs_; }
+
 private:
     CascadeModel model_;
-    FeatureNeeds needs_;
+    FeatureNeeds needs_, prefix_needs_;
+    std::size_t prefix_ = 0;
     std::vector<std::unique_ptr<StageEvaluator>> stages_;
 };
 
