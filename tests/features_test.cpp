@@ -552,3 +552,28 @@ TEST(ImageTransforms, SendEachPixelWhereTheNameSays) {
     EXPECT_EQ(t, ImageTransform::Transverse);
     EXPECT_FALSE(kImageTransformNames.parse("rotate45", t));
 }
+
+// A block summed from the gradient plane is the integral histogram's block, bit for bit, for
+// every normalisation, including blocks at the image's edges.
+TEST(GradientPlane, BlocksEqualTheIntegralHistogramsExactly) {
+    const GrayImage img = random_image(97, 131, 5);
+    IntegralHistogram ih;
+    ih.compute(img);
+    GradientPlane plane;
+    plane.compute(img);
+    ASSERT_EQ(plane.width(), 97);
+    const auto pool = make_block_pool("zhu", 64, 128);
+    for (BlockNorm norm : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt}) {
+        HogParams hp;
+        hp.norm = norm;
+        for (std::size_t b = 0; b < pool.size(); b += 37)
+            for (auto [ox, oy] : {std::pair{0, 0}, std::pair{33, 3}}) {
+                BlockDescriptor a, c;
+                block_descriptor(ih, ox, oy, pool[b], hp, a);
+                block_descriptor(plane, ox, oy, pool[b], hp, c);
+                ASSERT_EQ(a, c) << "block " << b << " at " << ox << "," << oy;
+            }
+    }
+    const Rect r{90, 120, 7, 11};
+    EXPECT_EQ(plane.rect_sum(r), ih.rect_sum(r));
+}

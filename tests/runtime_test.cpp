@@ -387,7 +387,8 @@ TEST(CpuDetector, KeepRejectedReturnsEveryWindowWithItsDecidingStage) {
 }
 
 // An LBP prefix in front of HoG stages: the HoG planes of a level are built only where windows
-// survive the prefix, with the same detections and statistics as building every plane first.
+// survive the prefix, or replaced by a gradient plane whose pixels the survivors' blocks sum,
+// with the same detections and statistics as building every plane first.
 TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
     CascadeModel m = random_model(61, 2, 4, 6);
     const GrayImage img = blobby_image(320, 400, 62);
@@ -407,10 +408,13 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
     for (float final_threshold : {-1e6f, -3.0f, -1.0f, 0.5f, 1e6f}) {
         auto& wb = m.stages[0].as<WaldBoostLbpStage>();
         wb.final_threshold = final_threshold;
-        const DetectResult lazy = CpuDetector(m, p).detect(img.view());
-        const DetectResult eager = CpuDetector(m, p, CpuOptions{false}).detect(img.view());
+        const DetectResult lazy = CpuDetector(m, p, CpuOptions{PrefixPlanes::WhereSurvivors}).detect(img.view());
+        const DetectResult eager = CpuDetector(m, p, CpuOptions{PrefixPlanes::EveryLevel}).detect(img.view());
+        const DetectResult blocks = CpuDetector(m, p, CpuOptions{PrefixPlanes::SurvivorBlocks}).detect(img.view());
         EXPECT_EQ(lazy.detections, eager.detections) << final_threshold;
         EXPECT_EQ(lazy.stats, eager.stats) << final_threshold;
+        EXPECT_EQ(blocks.detections, eager.detections) << final_threshold;
+        EXPECT_EQ(blocks.stats, eager.stats) << final_threshold;
         with_detections += !lazy.detections.empty();
         if (final_threshold == 1e6f) {
             EXPECT_EQ(lazy.stats.rejected_per_stage[0], lazy.stats.windows_scanned);

@@ -31,6 +31,19 @@ void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const
     normalise_block(out, params);
 }
 
+void block_descriptor(const GradientPlane& plane, int ox, int oy, const Rect& block, const HogParams& params,
+                      BlockDescriptor& out) {
+    constexpr float kToGray = 1.0f / kMagnitudeScale;
+    const int cw = block.w / 2, ch = block.h / 2;
+    int k = 0;
+    for (int j = 0; j < 2; ++j)
+        for (int i = 0; i < 2; ++i) {
+            const auto s = plane.rect_sum({ox + block.x + i * cw, oy + block.y + j * ch, cw, ch});
+            for (int b = 0; b < kOrientationBins; ++b, ++k) out[k] = static_cast<float>(s[b]) * kToGray;
+        }
+    normalise_block(out, params);
+}
+
 void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
                       const HogParams& params, BlockDescriptor& out) {
     block_descriptor(ih.point(ox, oy), ih.row_stride(), block, params, out);

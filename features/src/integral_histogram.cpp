@@ -60,4 +60,35 @@ std::array<std::uint32_t, kOrientationBins> IntegralHistogram::rect_sum(const Re
     return s;
 }
 
+void GradientPlane::compute(const GrayImage& image) {
+    width_ = image.width;
+    height_ = image.height;
+    data_.resize(static_cast<std::size_t>(width_) * height_);
+    const std::uint32_t* table = detail::gradient_table();
+    const int w = width_, h = height_;
+    tbb::parallel_for(tbb::blocked_range<int>(0, h, 8), [&](const tbb::blocked_range<int>& rows) {
+        for (int y = rows.begin(); y < rows.end(); ++y) {
+            // The neighbours IntegralHistogram::compute reads: replicated borders.
+            const std::uint8_t* up = image.pixels.data() + static_cast<std::size_t>(std::max(y - 1, 0)) * w;
+            const std::uint8_t* mid = image.pixels.data() + static_cast<std::size_t>(y) * w;
+            const std::uint8_t* down = image.pixels.data() + static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
+            std::uint32_t* out = data_.data() + static_cast<std::size_t>(y) * w;
+            for (int x = 0; x < w; ++x) {
+                const int gx = int(mid[std::min(x + 1, w - 1)]) - int(mid[std::max(x - 1, 0)]);
+                const int gy = int(down[x]) - int(up[x]);
+                out[x] = table[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
+            }
+        }
+    });
+}
+
+std::array<std::uint32_t, kOrientationBins> GradientPlane::rect_sum(const Rect& r) const {
+    std::array<std::uint32_t, kOrientationBins> s{};
+    for (int y = r.y; y < r.y + r.h; ++y) {
+        const std::uint32_t* row = data_.data() + static_cast<std::size_t>(y) * width_;
+        for (int x = r.x; x < r.x + r.w; ++x) s[row[x] >> 24] += row[x] & 0xFFFFFFu;
+    }
+    return s;
+}
+
 }  // namespace cascadekit

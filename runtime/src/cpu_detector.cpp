@@ -48,7 +48,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     const std::size_t n_stages = model_.stages.size();
     const std::size_t prefix = evaluator_.prefix_stages();
     // Detections stay in scan order either way; keep_rejected wants every window in that order.
-    const bool lazy = options_.lazy_features && prefix > 0 && !params_.keep_rejected;
+    const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && prefix > 0 && !params_.keep_rejected;
 
     for (std::size_t li = 0; li < levels.size(); ++li) {
         const PyramidLevel& level = levels[li];
@@ -104,7 +104,13 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                 }
             });
             if (any.load()) {
-                compute_level_features(*img, evaluator_.needs().minus(evaluator_.prefix_needs()), features_);
+                const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
+                if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
+                    features_.gradients.compute(*img);
+                    features_.hog_from_gradients = true;
+                } else {
+                    compute_level_features(*img, rest, features_);
+                }
                 tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
                     for (int row = r.begin(); row < r.end(); ++row) {
                         RowResult& out = row_results[static_cast<std::size_t>(row)];

@@ -6,7 +6,10 @@
 namespace cascadekit {
 
 void compute_level_features(const GrayImage& level, FeatureNeeds needs, LevelFeatures& out) {
-    if (needs.hog) out.hog.compute(level);
+    if (needs.hog) {
+        out.hog.compute(level);
+        out.hog_from_gradients = false;
+    }
     if (needs.gray_integral) out.gray.compute(level);
 }
 

@@ -6,15 +6,26 @@
 
 namespace cascadekit {
 
-float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, int x, int y) {
+namespace {
+template <class Source>
+float stage_sum(const HogSvmStage& stage, const HogParams& hog, const Source& source, int x, int y) {
     float sum = 0.0f;
     BlockDescriptor v;
     for (const HogLearner& l : stage.learners) {
-        block_descriptor(ih, x, y, l.block, hog, v);
+        block_descriptor(source, x, y, l.block, hog, v);
         const float m = learner_margin(l, v);
         sum += block_math::vote(stage.vote == VoteMode::Binary, l.alpha, m);
     }
     return sum;
+}
+}  // namespace
+
+float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, int x, int y) {
+    return stage_sum(stage, hog, ih, x, y);
+}
+
+float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const GradientPlane& plane, int x, int y) {
+    return stage_sum(stage, hog, plane, x, y);
 }
 
 namespace {
@@ -22,7 +33,9 @@ class HogSvmEvaluator final : public StageEvaluator {
 public:
     HogSvmEvaluator(const HogSvmStage& stage, const HogParams& hog) : stage_(stage), hog_(hog) {}
     StageOutcome evaluate(const LevelFeatures& f, int x, int y) const override {
-        return {hog_stage_sum(stage_, hog_, f.hog, x, y) - stage_.threshold,
+        const float sum = f.hog_from_gradients ? hog_stage_sum(stage_, hog_, f.gradients, x, y)
+                                               : hog_stage_sum(stage_, hog_, f.hog, x, y);
+        return {sum - stage_.threshold,
                 static_cast<std::uint32_t>(stage_.learners.size())};
     }
 

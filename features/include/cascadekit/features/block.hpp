@@ -54,4 +54,9 @@ void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& b
 void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,
                       const HogParams& params, BlockDescriptor& out);
 
+// The same from a gradient plane, summing the block's pixels: equal, bit for bit, to the
+// integral histogram's descriptor of the same image.
+void block_descriptor(const GradientPlane& plane, int ox, int oy, const Rect& block, const HogParams& params,
+                      BlockDescriptor& out);
+
 }  // namespace cascadekit

@@ -56,4 +56,24 @@ private:
     std::vector<std::uint32_t> data_;
 };
 
+// The per-pixel input of an integral histogram without the integration: each pixel's orientation
+// bin and quantised magnitude (the same gradient table), packed as bin << 24 | magnitude. One
+// pass and 4 bytes per pixel instead of two passes and 36 bytes per point: for blocks wanted at
+// only a few windows (the survivors of an LBP prefix), summed pixel by pixel. A cell's per-bin
+// sums equal the integral histogram's rect_sum exactly (the same integers, added exactly).
+class GradientPlane {
+public:
+    void compute(const GrayImage& image);  // parallel over rows (TBB); reuses storage
+    int width() const { return width_; }
+    int height() const { return height_; }
+    std::uint32_t at(int x, int y) const { return data_[static_cast<std::size_t>(y) * width_ + x]; }
+    // Per-bin sums over rect (inside the image).
+    std::array<std::uint32_t, kOrientationBins> rect_sum(const Rect& rect) const;
+
+private:
+    int width_ = 0;
+    int height_ = 0;
+    std::vector<std::uint32_t> data_;
+};
+
 }  // namespace cascadekit

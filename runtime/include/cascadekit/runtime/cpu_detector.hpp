@@ -7,12 +7,17 @@
 
 namespace cascadekit {
 
+// How a cascade whose first stages read fewer feature planes than the rest (an LBP prefix in
+// front of HoG stages) gets the HoG planes of a level. The same detections every way.
+enum class PrefixPlanes {
+    EveryLevel,          // every plane of every level first, then every stage (as without a prefix)
+    WhereSurvivors,      // the prefix on every window; a level's integral histogram only when some
+                         // window survived it, then the other stages on the survivors
+    SurvivorBlocks,      // the prefix on every window; then only a per-pixel gradient plane, and each
+                         // survivor's blocks summed from it (no integral histogram at all)
+};
 struct CpuOptions {
-    // A cascade whose first stages read fewer feature planes than the rest (an LBP prefix in front
-    // of HoG stages) has the other planes of a level built only when some window of the level
-    // survives those stages, and the rest evaluated on the survivors only. The same detections
-    // either way; false builds every plane of every level first (for measuring what it saves).
-    bool lazy_features = true;
+    PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
 };
 
 // Thread safety: as Detector (one detect() at a time per object; it parallelises inside).

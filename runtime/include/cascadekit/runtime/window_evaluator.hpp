@@ -38,6 +38,10 @@ struct FeatureNeeds {
 struct LevelFeatures {
     IntegralHistogram hog;  // for hog_svm stages
     IntegralImage gray;     // for waldboost_lbp stages
+    // Instead of `hog`, when hog_from_gradients: hog_svm stages sum their blocks' pixels here
+    // (the same values; cheaper where few windows reach them: CpuOptions).
+    GradientPlane gradients;
+    bool hog_from_gradients = false;
 };
 
 // Computes the planes `needs` asks for from one pyramid level's gray image (others are left as

@@ -16,5 +16,7 @@ inline float learner_margin(const HogLearner& l, const BlockDescriptor& v) {
 // Sum of a hog_svm stage on the window at (x, y): Σ α·[m ≥ 0] (binary) or Σ α·m (margin) with
 // m = w·x − b over the stage's learners, in learner order, float arithmetic.
 float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, int x, int y);
+// The same from a level's gradient plane (bit-identical).
+float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const GradientPlane& plane, int x, int y);
 
 }  // namespace cascadekit
