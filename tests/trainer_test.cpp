@@ -439,6 +439,35 @@ TEST(WaldBoost, JitteredPositiveCopies) {
     }));
 }
 
+// --resume --finish: the sequence trained so far becomes the model, at once.
+TEST(WaldBoost, FinishEndsTheRunWithTheSequenceSoFar) {
+    const SyntheticData d = make_data("waldboost_finish");
+    const TrainConfig cfg = waldboost_config();
+    TrainOptions opt;
+    opt.model_out = d.dir / "wb.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    opt.stop_after_rounds = 3;
+    Quiet obs;
+    EXPECT_FALSE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    EXPECT_FALSE(fs::exists(opt.model_out));  // a sequence in training is not a model yet
+    opt.stop_after_rounds = 0;
+    opt.finish = true;
+    EXPECT_THROW(train(cfg, d.train, read_pgm, opt, obs), TrainError);  // --finish needs --resume
+    opt.resume = true;
+    const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+    EXPECT_TRUE(s.finished);
+    EXPECT_NE(s.stop_reason.find("ended on request (--finish) with 1 stage(s), the last with 3 learner(s)"), std::string::npos)
+        << s.stop_reason;
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_EQ(m.stages.size(), 1u);
+    const auto& wb = m.stages[0].as<WaldBoostLbpStage>();
+    EXPECT_EQ(wb.weak.size(), 3u);
+    EXPECT_EQ(wb.final_threshold, wb.weak.back().reject_threshold);
+    opt.finish = false;  // a finished run stays finished
+    EXPECT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    EXPECT_EQ(load_model(opt.model_out).stages[0].size(), 3u);
+}
+
 // mining.min_scale below 1 bootstraps from upscaled levels too (as `detect --min-scale` scans),
 // and those windows are replayed exactly: the run and its resume give the same model.
 TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {

@@ -31,6 +31,7 @@ struct TrainCommandOptions {
     std::string config;
     std::string out;
     bool resume = false;
+    bool finish = false;  // with resume: end the run with the stage in training as it stands
     int stop_after_rounds = 0;
     std::string backend;  // overrides the config's mining.backend when set
 };

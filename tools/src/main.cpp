@@ -130,6 +130,9 @@ int main(int argc, char** argv) {
     train->add_option("--config", tr.config, "Training configuration (YAML; see configs/)")->required()->check(CLI::ExistingFile);
     train->add_option("--out", tr.out, "Model file to write (rewritten after every round; checkpoint beside it as FILE.state)")->required();
     train->add_flag("--resume", tr.resume, "Continue an interrupted run from FILE.state");
+    train->add_flag("--finish", tr.finish,
+                    "With --resume: end the run now, keeping the stage in training as it stands (e.g. a WaldBoost "
+                    "sequence of the weak classifiers so far) as the last stage, and write the model");
     train->add_option("--backend", tr.backend, "Bootstrapping detector: cpu, cuda or auto (overrides the config's mining.backend)")
         ->check(choices({"auto", "cpu", "cuda"}));
     train->add_option("--stop-after-rounds", tr.stop_after_rounds,

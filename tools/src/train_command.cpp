@@ -60,6 +60,7 @@ int run_train(const TrainCommandOptions& o) {
         TrainOptions opt;
         opt.model_out = o.out;
         opt.resume = o.resume;
+        opt.finish = o.finish;
         opt.stop_after_rounds = o.stop_after_rounds;
         LogObserver log;
         const TrainSummary s = train(cfg, data, load_gray, opt, log);

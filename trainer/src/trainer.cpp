@@ -71,6 +71,15 @@ public:
             obs_.on_note("stage 1 negatives: " + std::to_string(ck_.negatives.size()) + " random windows");
         }
         start_stage(opt_.resume);
+        if (opt_.finish) {
+            if (!opt_.resume) throw TrainError("--finish ends a checkpointed run: give it with --resume");
+            finish_requested_ = true;
+            finish_stage();
+            ck_.seconds = elapsed();
+            save();
+            obs_.on_note(ck_.stop_reason);
+            return summary(elapsed());
+        }
 
         int rounds_here = 0;
         while (!ck_.finished) {
@@ -203,6 +212,12 @@ private:
 
     void finish_stage() {
         const int stage = stage_number();
+        if (finish_requested_) {
+            ck_.finished = true;
+            ck_.stop_reason = "ended on request (--finish) with " + std::to_string(ck_.stages.size() + (trainer_->size() > 0)) +
+                              " stage(s), the last with " + std::to_string(trainer_->size()) + " learner(s)";
+            if (trainer_->size() == 0) return;  // the completed stages are the model
+        }
         if (trainer_->size() == 0) {
             ck_.finished = true;
             ck_.stop_reason = "stage " + std::to_string(stage) + " could not be trained";
@@ -225,6 +240,7 @@ private:
         obs_.on_stage(s);
         ck_.current.clear();
         ck_.current_kind.clear();
+        if (finish_requested_) return;
         if (exhausted_in_stage_) {
             ck_.finished = true;
             ck_.exhausted = true;
@@ -293,6 +309,7 @@ private:
     std::vector<GrayImage> crops_, images_;
     std::size_t default_negatives_ = 0;
     bool exhausted_in_stage_ = false;
+    bool finish_requested_ = false;  // TrainOptions::finish
     Checkpoint ck_;
     std::unique_ptr<StageTrainer> trainer_;
     std::string trainer_kind_;

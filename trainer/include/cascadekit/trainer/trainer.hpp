@@ -62,6 +62,10 @@ struct TrainOptions {
     std::filesystem::path state_file;  // default: model_out + ".state"
     bool resume = false;
     int stop_after_rounds = 0;  // > 0: stop (checkpoint saved) after that many rounds in this process
+    // With resume: end the run now, keeping the stage in training as it stands (a WaldBoost
+    // sequence of the weak classifiers so far; HoG stage learners with their threshold) as the
+    // last stage, and write the model: for a run that would take longer than it is worth.
+    bool finish = false;
     std::string created_utc;    // metadata; default now (or $SOURCE_DATE_EPOCH, for reproducible files)
 };
 
