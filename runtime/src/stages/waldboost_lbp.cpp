@@ -14,9 +14,11 @@ public:
     StageOutcome evaluate(const LevelFeatures& f, int x, int y) const override {
         StageOutcome out;
         float h = 0.0f;
+        const std::size_t stride = f.gray.row_stride();
+        const std::uint32_t* origin = f.gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x);
         for (const LbpWeakClassifier& c : stage_.weak) {
             ++out.weak_evaluated;
-            h += c.responses[lbp_code(f.gray, x, y, c.cell)];
+            h += c.responses[lbp_code(origin, stride, c.cell)];
             if (h < c.reject_threshold) {
                 out.score = h - c.reject_threshold;
                 return out;

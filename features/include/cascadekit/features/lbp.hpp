@@ -14,12 +14,28 @@ namespace cascadekit {
 // bit 7 top-left, 6 top, 5 top-right, 4 right, 3 bottom-right, 2 bottom, 1 bottom-left, 0 left.
 // Uses the 4×4 grid of cell corners: 16 integral-image look-ups.
 // Requires: the 3·cell.w × 3·cell.h grid lies inside the integral image's image.
-std::uint8_t lbp_code(const IntegralImage& ii, int ox, int oy, const Rect& cell);
+// Inline: the detector's innermost operation (a call per weak classifier per window otherwise).
+inline std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, const Rect& cell);
+inline std::uint8_t lbp_code(const IntegralImage& ii, int ox, int oy, const Rect& cell) {
+    return lbp_code(ii.data() + static_cast<std::size_t>(oy) * ii.row_stride() + ox, ii.row_stride(), cell);
+}
 
 // The same from raw integral-image points: origin points at the window's top-left point,
 // row_stride is the distance between vertically adjacent points. Used for training windows kept
 // as patches of their level's integral image (rectangle sums take differences only, so a patch
 // gives exactly the full image's codes).
-std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, const Rect& cell);
+inline std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, const Rect& cell) {
+    std::uint32_t p[4][4];
+    for (int j = 0; j < 4; ++j) {
+        const std::uint32_t* row = origin + static_cast<std::size_t>(cell.y + j * cell.h) * row_stride;
+        for (int i = 0; i < 4; ++i) p[j][i] = row[cell.x + i * cell.w];
+    }
+    auto sum = [&](int i, int j) { return p[j + 1][i + 1] - p[j][i + 1] - p[j + 1][i] + p[j][i]; };
+    const std::uint32_t c = sum(1, 1);
+    // Clockwise from the top-left cell; the first gets bit 7.
+    return static_cast<std::uint8_t>((sum(0, 0) >= c) << 7 | (sum(1, 0) >= c) << 6 | (sum(2, 0) >= c) << 5 |
+                                     (sum(2, 1) >= c) << 4 | (sum(2, 2) >= c) << 3 | (sum(1, 2) >= c) << 2 |
+                                     (sum(0, 2) >= c) << 1 | (sum(0, 1) >= c));
+}
 
 }  // namespace cascadekit
