@@ -185,7 +185,7 @@ TEST(Evaluation, FacePointsFileGivesEachBoxItsPoints) {
                                       "b.png 54 27 64 27 59 32 55 36 59 37 63 36\n";
     const auto set = box_file_images(dir, dir / "gt.txt", "faces", dir / "pts.txt");
     ASSERT_EQ(set->at(1).face_points.size(), 2u);
-    const FacePoints& f = set->at(1).face_points[1];
+    const FacePoints f = set->at(1).face_points[1];  // a copy: at() returns by value
     EXPECT_DOUBLE_EQ(f.left_eye_x, 54);
     EXPECT_DOUBLE_EQ(f.right_eye_x, 64);
     EXPECT_DOUBLE_EQ(f.mouth_x, 59);  // the mouth centre, not a corner

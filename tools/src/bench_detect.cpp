@@ -89,6 +89,12 @@ int run_bench_detect(const BenchDetectOptions& o) {
         std::string why;
         gpu = backend != Backend::Cpu && cuda_available(&why);
         if (backend == Backend::Cuda && !gpu) throw std::runtime_error("--backend cuda: no usable CUDA device (" + why + ")");
+        if (gpu && !CudaDetector::supports(model, &why)) {
+            // As Detector::create does for auto: the CPU rows only, and why.
+            if (backend == Backend::Cuda) throw std::runtime_error("--backend cuda: " + why);
+            spdlog::warn("no CUDA rows: {}", why);
+            gpu = false;
+        }
 #else
         if (backend == Backend::Cuda) throw std::runtime_error("--backend cuda: this build has no CUDA backend");
 #endif
