@@ -468,6 +468,31 @@ TEST(WaldBoost, FinishEndsTheRunWithTheSequenceSoFar) {
     EXPECT_EQ(load_model(opt.model_out).stages[0].size(), 3u);
 }
 
+// waldboost.min_negatives: a refill that finds fewer ends the sequence there, and says so; the
+// sequence is the start of the one trained until nothing is left.
+TEST(WaldBoost, MinNegativesEndsTheSequenceWhenARefillFindsTooFew) {
+    const SyntheticData d = make_data("waldboost_min_negatives");
+    TrainConfig cfg = waldboost_config();
+    TrainOptions opt;
+    opt.model_out = d.dir / "all.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    Quiet obs;
+    train(cfg, d.train, read_pgm, opt, obs);
+    cfg.waldboost.min_negatives = 250;  // of a 300-window pool
+    opt.model_out = d.dir / "early.h5";
+    const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+    EXPECT_TRUE(s.finished && s.negatives_exhausted);
+    EXPECT_NE(s.stop_reason.find("negative data nearly exhausted"), std::string::npos) << s.stop_reason;
+    EXPECT_NE(s.stop_reason.find("fewer than the 250 it needs to go on: waldboost.min_negatives"), std::string::npos)
+        << s.stop_reason;
+    const CascadeModel all_model = load_model(d.dir / "all.h5"), early_model = load_model(d.dir / "early.h5");
+    const auto& all = all_model.stages[0].as<WaldBoostLbpStage>();
+    const auto& early = early_model.stages[0].as<WaldBoostLbpStage>();
+    ASSERT_LT(early.weak.size(), all.weak.size());
+    for (std::size_t k = 0; k < early.weak.size(); ++k) EXPECT_EQ(early.weak[k], all.weak[k]) << k;
+    EXPECT_THROW(parse_train_config("waldboost: {min_negatives: -1}", "x.yaml"), ConfigError);
+}
+
 // mining.min_scale below 1 bootstraps from upscaled levels too (as `detect --min-scale` scans),
 // and those windows are replayed exactly: the run and its resume give the same model.
 TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {

@@ -120,6 +120,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.max_cell", wb.max_cell);
     r.get("waldboost.negatives", wb.negatives);
     r.get("waldboost.refill_below", wb.refill_below);
+    r.get("waldboost.min_negatives", wb.min_negatives);
     r.get("waldboost.smoothing", wb.smoothing);
     r.get("svm.C", c.svm.C);
     r.get("svm.weighting", weighting);
@@ -184,6 +185,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (wb.max_cell < 0) r.fail("waldboost.max_cell", "must be >= 0 (0 = no limit)");
     if (wb.negatives < 0) r.fail("waldboost.negatives", "must be >= 0 (0 = as many as positives)");
     if (!(wb.refill_below > 0 && wb.refill_below <= 1)) r.fail("waldboost.refill_below", "must be in (0, 1]");
+    if (wb.min_negatives < 0) r.fail("waldboost.min_negatives", "must be >= 0 (0 = until none is left)");
     if (!(wb.smoothing > 0) || wb.smoothing > 1e6) r.fail("waldboost.smoothing", "must be in (0, 1e6]");
     if (c.dense.random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
     if (c.dense.max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");

@@ -159,6 +159,14 @@ private:
             obs_.on_note(ck_.stop_reason);
             return false;
         }
+        if (found.size() < trainer_->negatives_needed()) {
+            ck_.stop_reason = "negative data nearly exhausted: stage " + std::to_string(stage) + " with " +
+                              std::to_string(trainer_->size()) + " weak classifiers accepts only " +
+                              std::to_string(found.size()) + " windows of the negative images (fewer than the " +
+                              std::to_string(trainer_->negatives_needed()) + " it needs to go on: waldboost.min_negatives)";
+            obs_.on_note(ck_.stop_reason);
+            return false;
+        }
         obs_.on_note("stage " + std::to_string(stage) + ", " + std::to_string(trainer_->size()) + " weak classifiers: pool refilled with " +
                      std::to_string(found.size()) + " negatives (1 accepted per " +
                      std::to_string(totals.windows / std::max<std::uint64_t>(totals.accepted, 1)) + " windows scanned)" +

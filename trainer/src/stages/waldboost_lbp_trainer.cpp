@@ -66,6 +66,9 @@ public:
         cached_samples_ = 0;  // the code cache is rebuilt for the samples stored next
     }
     std::size_t negatives_wanted() const override { return static_cast<std::size_t>(cfg_.waldboost.negatives); }
+    std::size_t negatives_needed() const override {
+        return std::max<std::size_t>(1, static_cast<std::size_t>(cfg_.waldboost.min_negatives));
+    }
 
     RoundResult round(const StageContext& ctx) override {
         const std::size_t n = ctx.samples();

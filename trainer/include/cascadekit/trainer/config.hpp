@@ -78,6 +78,7 @@ struct WaldBoostConfig {
     int max_cell = 0;              // largest cell side in pixels; 0 = any that fits (3 cells across the window)
     int negatives = 0;             // negative pool size; 0 = as many as positives
     double refill_below = 0.5;     // refill the pool by bootstrapping when fewer negatives than this share are left
+    int min_negatives = 0;         // end the sequence when a refill finds fewer (0: go on until none is left)
     double smoothing = 0.5;        // response tables: h(j) = ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)), ε = smoothing / samples
 };
 

@@ -62,6 +62,9 @@ public:
     // The negative pool size the stage wants (0: the loop's default, boosting.negatives_per_stage
     // or as many as positives).
     virtual std::size_t negatives_wanted() const { return 0; }
+    // The fewest negatives worth going on with after a refill inside the stage: a refill that
+    // finds fewer ends the stage (and the run) as if the negatives were exhausted.
+    virtual std::size_t negatives_needed() const { return 1; }
 
     virtual std::size_t size() const = 0;  // weak learners in the stage so far
     virtual Stage stage() const = 0;       // the stage so far
