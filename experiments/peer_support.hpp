@@ -65,6 +65,17 @@ inline void write(const std::string& file, const nlohmann::json& j) {
     if (std::rename(tmp.c_str(), file.c_str()) != 0) throw std::runtime_error(file + ": cannot write");
 }
 
+// One image's entry of `cascade detect`'s JSON: each box moved by (dx, dy) (e.g. undoing a
+// padding), with its score (0 where the detector gave none).
+inline nlohmann::json image_entry(const std::string& path, const cv::Mat& image, const std::vector<cv::Rect>& found,
+                                  const std::vector<double>& scores, int dx = 0, int dy = 0) {
+    nlohmann::json dets = nlohmann::json::array();
+    for (std::size_t k = 0; k < found.size(); ++k)
+        dets.push_back({{"x", found[k].x + dx}, {"y", found[k].y + dy}, {"w", found[k].width}, {"h", found[k].height},
+                        {"score", k < scores.size() ? scores[k] : 0.0}});
+    return {{"path", path}, {"width", image.cols}, {"height", image.rows}, {"detections", dets}};
+}
+
 // Runs detect() once to warm up, then `repeats` times, and prints "median_ms X" (the line
 // `cascade bench detect --peer` reads).
 template <class Detect>

@@ -92,11 +92,7 @@ int main(int argc, char** argv) {
                     std::vector<int> levels;
                     cascade.detectMultiScale(gray, found, levels, scores, scale_step, min_neighbors, 0, smallest, cv::Size(), true);
                 }
-                nlohmann::json dets = nlohmann::json::array();
-                for (std::size_t k = 0; k < found.size(); ++k)
-                    dets.push_back({{"x", found[k].x}, {"y", found[k].y}, {"w", found[k].width}, {"h", found[k].height},
-                                    {"score", k < scores.size() ? scores[k] : 0.0}});
-                out["images"].push_back({{"path", path}, {"width", raw.cols}, {"height", raw.rows}, {"detections", dets}});
+                out["images"].push_back(peer::image_entry(path, raw, found, scores));
             }
             peer::write(json, out);
         } else if (mode == "time") {

@@ -79,11 +79,7 @@ int main(int argc, char** argv) {
                 std::vector<cv::Rect> found;
                 std::vector<double> weights;
                 hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(0, 0), scale_step, group, false);
-                nlohmann::json dets = nlohmann::json::array();
-                for (std::size_t k = 0; k < found.size(); ++k)
-                    dets.push_back({{"x", found[k].x - p}, {"y", found[k].y - p}, {"w", found[k].width}, {"h", found[k].height},
-                                    {"score", k < weights.size() ? weights[k] : 0.0}});
-                out["images"].push_back({{"path", path}, {"width", raw.cols}, {"height", raw.rows}, {"detections", dets}});
+                out["images"].push_back(peer::image_entry(path, raw, found, weights, -p, -p));
             }
             peer::write(json, out);
         } else if (mode == "time") {

@@ -9,6 +9,23 @@
 
 namespace cascadekit {
 
+namespace {
+// Row y's gradient-table entries (bin << 24 | quantised magnitude), replicated borders: what
+// both the integral histogram and the gradient plane are built from. Calls emit(x, entry).
+template <class Emit>
+void gradient_row(const GrayImage& image, int y, const std::uint32_t* table, Emit&& emit) {
+    const int w = image.width, h = image.height;
+    const std::uint8_t* up = image.pixels.data() + static_cast<std::size_t>(std::max(y - 1, 0)) * w;
+    const std::uint8_t* mid = image.pixels.data() + static_cast<std::size_t>(y) * w;
+    const std::uint8_t* down = image.pixels.data() + static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
+    for (int x = 0; x < w; ++x) {
+        const int gx = int(mid[std::min(x + 1, w - 1)]) - int(mid[std::max(x - 1, 0)]);
+        const int gy = int(down[x]) - int(up[x]);
+        emit(x, table[(gy + 255) * detail::kGradientTableSide + (gx + 255)]);
+    }
+}
+}  // namespace
+
 void IntegralHistogram::compute(const GrayImage& image) {
     width_ = image.width;
     height_ = image.height;
@@ -17,25 +34,19 @@ void IntegralHistogram::compute(const GrayImage& image) {
     std::fill_n(data_.begin(), stride, 0u);  // row 0
     if (width_ == 0 || height_ == 0) return;
     const std::uint32_t* table = detail::gradient_table();
-    const int w = width_, h = height_;
+    const int h = height_;
 
     // Pass 1, parallel over rows: gradient, bin and magnitude of each pixel, accumulated along the
     // row, so that row y+1 holds the row-prefix sums of image row y.
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 8), [&](const tbb::blocked_range<int>& rows) {
         for (int y = rows.begin(); y < rows.end(); ++y) {
-            const std::uint8_t* up = image.pixels.data() + static_cast<std::size_t>(std::max(y - 1, 0)) * w;
-            const std::uint8_t* mid = image.pixels.data() + static_cast<std::size_t>(y) * w;
-            const std::uint8_t* down = image.pixels.data() + static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
             std::uint32_t* out = data_.data() + (static_cast<std::size_t>(y) + 1) * stride;
             std::uint32_t sums[kOrientationBins] = {};
             std::memset(out, 0, kOrientationBins * sizeof(std::uint32_t));  // column 0
-            for (int x = 0; x < w; ++x) {
-                const int gx = int(mid[std::min(x + 1, w - 1)]) - int(mid[std::max(x - 1, 0)]);
-                const int gy = int(down[x]) - int(up[x]);
-                const std::uint32_t e = table[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
+            gradient_row(image, y, table, [&](int x, std::uint32_t e) {
                 sums[e >> 24] += e & 0xFFFFFFu;
                 std::memcpy(out + (static_cast<std::size_t>(x) + 1) * kOrientationBins, sums, sizeof sums);
-            }
+            });
         }
     });
 
@@ -68,16 +79,8 @@ void GradientPlane::compute(const GrayImage& image) {
     const int w = width_, h = height_;
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 8), [&](const tbb::blocked_range<int>& rows) {
         for (int y = rows.begin(); y < rows.end(); ++y) {
-            // The neighbours IntegralHistogram::compute reads: replicated borders.
-            const std::uint8_t* up = image.pixels.data() + static_cast<std::size_t>(std::max(y - 1, 0)) * w;
-            const std::uint8_t* mid = image.pixels.data() + static_cast<std::size_t>(y) * w;
-            const std::uint8_t* down = image.pixels.data() + static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
             std::uint32_t* out = data_.data() + static_cast<std::size_t>(y) * w;
-            for (int x = 0; x < w; ++x) {
-                const int gx = int(mid[std::min(x + 1, w - 1)]) - int(mid[std::max(x - 1, 0)]);
-                const int gy = int(down[x]) - int(up[x]);
-                out[x] = table[(gy + 255) * detail::kGradientTableSide + (gx + 255)];
-            }
+            gradient_row(image, y, table, [&](int x, std::uint32_t e) { out[x] = e; });
         }
     });
 }

@@ -69,59 +69,47 @@ DetectResult CpuDetector::detect(const ImageView& image) {
             out.detections.push_back({x * level.scale, y * level.scale, ww * level.scale, wh * level.scale, w.score,
                                       static_cast<int>(li), level.scale, passed});
         };
-        if (!lazy) {
-            compute_level_features(*img, evaluator_.needs(), features_);
-            tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-                for (int row = r.begin(); row < r.end(); ++row) {
-                    RowResult& out = row_results[static_cast<std::size_t>(row)];
-                    out.rejected.assign(n_stages, 0);
-                    const int y = row * params_.stride;
-                    for (int col = 0; col < cols; ++col) {
-                        const int x = col * params_.stride;
-                        ++out.scanned;
-                        record(out, x, y, evaluator_.evaluate(features_, x, y));
-                    }
+        // Every window through the stages its first planes serve: the whole cascade, or (lazy)
+        // only the prefix, keeping the survivors for the other planes.
+        const std::size_t first = lazy ? prefix : n_stages;
+        compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), features_);
+        std::atomic<bool> any(false);
+        tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+            for (int row = r.begin(); row < r.end(); ++row) {
+                RowResult& out = row_results[static_cast<std::size_t>(row)];
+                out.rejected.assign(n_stages, 0);
+                const int y = row * params_.stride;
+                for (int col = 0; col < cols; ++col) {
+                    const int x = col * params_.stride;
+                    ++out.scanned;
+                    WindowProgress p;
+                    if (!evaluator_.evaluate_stages(features_, x, y, 0, first, p)) record(out, x, y, p.outcome);
+                    else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
+                    else out.survivors.push_back({x, p});
                 }
-            });
-        } else {
-            // The prefix on every window with its planes only; the other planes only for a level
-            // where some window survived it, and the rest of the cascade only on the survivors.
-            compute_level_features(*img, evaluator_.prefix_needs(), features_);
-            std::atomic<bool> any(false);
-            tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-                for (int row = r.begin(); row < r.end(); ++row) {
-                    RowResult& out = row_results[static_cast<std::size_t>(row)];
-                    out.rejected.assign(n_stages, 0);
-                    const int y = row * params_.stride;
-                    for (int col = 0; col < cols; ++col) {
-                        const int x = col * params_.stride;
-                        ++out.scanned;
-                        WindowProgress p;
-                        if (evaluator_.evaluate_stages(features_, x, y, 0, prefix, p)) out.survivors.push_back({x, p});
-                        else record(out, x, y, p.outcome);
-                    }
-                    if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
-                }
-            });
-            if (any.load()) {
-                const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
-                if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
-                    features_.gradients.compute(*img);
-                    features_.hog_from_gradients = true;
-                } else {
-                    compute_level_features(*img, rest, features_);
-                }
-                tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-                    for (int row = r.begin(); row < r.end(); ++row) {
-                        RowResult& out = row_results[static_cast<std::size_t>(row)];
-                        const int y = row * params_.stride;
-                        for (auto& [x, p] : out.survivors)
-                            record(out, x, y, evaluator_.evaluate_stages(features_, x, y, prefix, n_stages, p)
-                                                  ? CascadeEvaluator::finish(p)
-                                                  : p.outcome);
-                    }
-                });
+                if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
             }
+        });
+        // The other planes only for a level where some window survived the prefix, and the rest
+        // of the cascade only on the survivors.
+        if (any.load()) {
+            const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
+            if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
+                features_.gradients.compute(*img);
+                features_.hog_from_gradients = true;
+            } else {
+                compute_level_features(*img, rest, features_);
+            }
+            tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+                for (int row = r.begin(); row < r.end(); ++row) {
+                    RowResult& out = row_results[static_cast<std::size_t>(row)];
+                    const int y = row * params_.stride;
+                    for (auto& [x, p] : out.survivors)
+                        record(out, x, y, evaluator_.evaluate_stages(features_, x, y, prefix, n_stages, p)
+                                              ? CascadeEvaluator::finish(p)
+                                              : p.outcome);
+                }
+            });
         }
         for (RowResult& rr : row_results) {
             result.stats.windows_scanned += rr.scanned;
