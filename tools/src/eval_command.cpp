@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -125,8 +126,15 @@ int run_eval(const EvalOptions& o) {
             check_writable_file(fs::path(o.write_lists) / "pennfudan.txt");
         }
 
+        // The configuration's held-out data, read once, when some evaluation needs it.
+        std::optional<Dataset> held_out_data;
+        auto held_out_set = [&]() -> const Dataset& {
+            if (!held_out_data) held_out_data = held_out(load_train_config(o.config));
+            return *held_out_data;
+        };
+
         if (!o.write_lists.empty()) {
-            const Dataset test = held_out(load_train_config(o.config));
+            const Dataset& test = held_out_set();
             fs::create_directories(o.write_lists);
             std::string pos, neg, pf;
             for (const auto& p : test.positives) pos += p.path.string() + "\n";
@@ -143,7 +151,7 @@ int run_eval(const EvalOptions& o) {
             WindowScores ws;
             DetectStats stats;
             if (model) {
-                const Dataset test = held_out(load_train_config(o.config));
+                const Dataset& test = held_out_set();
                 spdlog::info("{}: scoring {} held-out positive crops and every window of {} held-out negative images "
                              "(stride {}, scale step {})", label, test.positives.size(), test.negatives.size(), o.stride, o.scale_step);
                 BulkOptions bulk;
@@ -183,7 +191,7 @@ int run_eval(const EvalOptions& o) {
 
         if (!o.survival.empty()) {
             if (!model) throw std::runtime_error("--survival needs --model");
-            const Dataset test = held_out(load_train_config(o.config));
+            const Dataset& test = held_out_set();
             spdlog::info("{}: counting the weak classifiers every window of {} held-out negative images needs (CPU)", label,
                          test.negatives.size());
             const WeakSurvival ws = weak_survival(*model, test.negatives, params, load_gray);
