@@ -15,6 +15,7 @@
 #include "cascadekit/io/pnm.hpp"
 
 #include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/features/lbp.hpp"
 #include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/bulk_detector.hpp"
@@ -139,7 +140,8 @@ void compare_backends(const CascadeModel& model, const DetectParams& params, con
     SCOPED_TRACE(what);
     CpuDetector cpu(model, with_rejected(params));
     CudaDetector gpu(model, with_rejected(params), CudaOptions{.poison = true});
-    const DetectResult c = cpu.detect(image), g = gpu.detect(image);
+    const DetectResult c = cpu.detect(image);
+    const DetectResult g = gpu.detect(image);
     expect_same_stats(c.stats, g.stats);
     const Agreement a = compare_windows(c, g);
     std::printf("  %s: %zu windows, %zu same decision, %zu bit-identical scores, %zu differences near a threshold\n",
@@ -147,14 +149,79 @@ void compare_backends(const CascadeModel& model, const DetectParams& params, con
 
     CpuDetector cpu_acc(model, params);
     CudaDetector gpu_acc(model, params, CudaOptions{.poison = true});
-    const DetectResult ca = cpu_acc.detect(image), ga = gpu_acc.detect(image);
+    const DetectResult ca = cpu_acc.detect(image);
+    const DetectResult ga = gpu_acc.detect(image);
     expect_same_stats(ca.stats, ga.stats);
     if (a.near_threshold_differences == 0) {
         EXPECT_EQ(ca.detections, ga.detections);
+        if (ca.detections.size() > 5000) return;  // mean-shift fusion is quadratic; equal inputs fuse equally
         const FusionParams fp;
         EXPECT_EQ(fuse(ca.detections, model.window_width, model.window_height, fp),
                   fuse(ga.detections, model.window_width, model.window_height, fp));
     }
+}
+
+// A random WaldBoost LBP sequence of n weak classifiers for a ww × wh window, with cells of every
+// size that fits (1 .. ww/3 by 1 .. wh/3 pixels, anywhere in the window) and rejection thresholds
+// calibrated on level 0 of img so that windows leave all along the sequence, as in a trained
+// detector: about 50 % at the first weak classifier, 30 % at each of the next 7, 5 % at each up
+// to 64 and 0.2 % after that; the final threshold passes half of what is left.
+CascadeModel random_lbp_model(unsigned seed, int n, int ww, int wh, const GrayImage& img, int stride) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> n01(0.0f, 1.0f);
+    CascadeModel m;
+    m.window_width = ww;
+    m.window_height = wh;
+    WaldBoostLbpStage wb;
+    for (int t = 0; t < n; ++t) {
+        LbpWeakClassifier c;
+        c.cell.w = std::uniform_int_distribution<int>(1, ww / 3)(rng);
+        c.cell.h = std::uniform_int_distribution<int>(1, wh / 3)(rng);
+        c.cell.x = std::uniform_int_distribution<int>(0, ww - 3 * c.cell.w)(rng);
+        c.cell.y = std::uniform_int_distribution<int>(0, wh - 3 * c.cell.h)(rng);
+        for (auto& r : c.responses) r = 0.5f * n01(rng);
+        wb.weak.push_back(c);
+    }
+    IntegralImage ii;
+    ii.compute(img);
+    std::vector<float> h;  // running sums of the windows still in
+    std::vector<std::pair<int, int>> at;
+    for (int y = 0; y + wh <= img.height; y += stride)
+        for (int x = 0; x + ww <= img.width; x += stride) {
+            at.emplace_back(x, y);
+            h.push_back(0.0f);
+        }
+    for (int t = 0; t < n; ++t) {
+        LbpWeakClassifier& c = wb.weak[static_cast<std::size_t>(t)];
+        for (std::size_t i = 0; i < h.size(); ++i) h[i] += c.responses[lbp_code(ii, at[i].first, at[i].second, c.cell)];
+        const double reject = t == 0 ? 0.5 : t < 8 ? 0.3 : t < 64 ? 0.05 : 0.002;
+        if (h.empty()) {
+            c.reject_threshold = -1e6f;
+            continue;
+        }
+        std::vector<float> sorted = h;
+        const std::size_t q = static_cast<std::size_t>(reject * static_cast<double>(sorted.size()));
+        std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(q), sorted.end());
+        c.reject_threshold = sorted[q];
+        std::vector<float> kept_h;
+        std::vector<std::pair<int, int>> kept_at;
+        for (std::size_t i = 0; i < h.size(); ++i)
+            if (!(h[i] < c.reject_threshold)) {
+                kept_h.push_back(h[i]);
+                kept_at.push_back(at[i]);
+            }
+        h.swap(kept_h);
+        at.swap(kept_at);
+    }
+    if (!h.empty()) {
+        std::nth_element(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(h.size() / 2), h.end());
+        wb.final_threshold = h[h.size() / 2];
+    } else {
+        wb.final_threshold = -1e6f;
+    }
+    m.stages.push_back(wb);
+    validate_model(m);
+    return m;
 }
 
 }  // namespace
@@ -211,6 +278,91 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
     }
 }
 
+TEST(GpuFeatures, GrayIntegralImagesEqualTheCpusOnEveryLevel) {
+    REQUIRE_GPU();
+    struct Case {
+        int w, h, channels;
+        double min_scale, step;
+    };
+    for (const Case& k : {Case{97, 131, 1, 1.0, 1.1}, Case{333, 257, 3, 0.7, 1.0905077}, Case{1920, 1080, 3, 1.0, 1.0905077},
+                          Case{641, 479, 4, 1.0, 1.2}}) {
+        SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + "x" + std::to_string(k.channels));
+        const GrayImage src = random_image(k.w, k.h, static_cast<unsigned>(k.w + k.h));
+        const Frame f = colour_frame(src, k.channels, 11);
+        DetectParams p;
+        p.scale_step = k.step;
+        p.min_scale = k.min_scale;
+        p.stride = 2;
+        const CascadeModel m = random_lbp_model(5, 3, 24, 24, src, 4);
+        CudaDetector gpu(m, p, CudaOptions{.poison = true});
+        gpu.detect(f.view);
+        const GrayImage gray = to_gray(f.view);
+        const auto levels = plan_pyramid(k.w, k.h, 24, 24, p.scale_step, p.min_scale, p.max_scale);
+        ASSERT_FALSE(levels.empty());
+        Octaves octaves;
+        octaves.reset(gray);
+        for (std::size_t li = 0; li < levels.size(); ++li) {
+            GrayImage level;
+            resample_level(octaves, levels[li], level);
+            IntegralImage ii;
+            ii.compute(level);
+            int w = 0, h = 0;
+            const std::vector<std::uint32_t> g = gpu.level_integral_image(static_cast<int>(li), w, h);
+            ASSERT_EQ(w, levels[li].width);
+            ASSERT_EQ(h, levels[li].height);
+            ASSERT_EQ(g.size(), ii.row_stride() * (static_cast<std::size_t>(h) + 1));
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < g.size(); ++i) differ += g[i] != ii.data()[i];
+            EXPECT_EQ(differ, 0u) << "level " << li;
+        }
+    }
+}
+
+// Random WaldBoost sequences of 1 to 2048 weak classifiers, cells of every size, on synthetic
+// images and photos: every window's decision, score and weak-classifier count as on the CPU, with
+// each way of compacting survivors and with compaction boundaries that cut the sequence anywhere.
+TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
+    REQUIRE_GPU();
+    struct Case {
+        int weak, ww, wh, stride;
+        double step;
+    };
+    int run = 0;
+    for (const Case& k : {Case{1, 24, 24, 1, 1.1}, Case{8, 24, 24, 2, 1.0905077}, Case{9, 26, 26, 1, 1.2},
+                          Case{97, 24, 24, 2, 1.1}, Case{600, 64, 128, 4, 1.1}, Case{2048, 24, 24, 2, 1.0905077}}) {
+        const GrayImage img = blobby_image(353 + 31 * run, 287 + 17 * run, 40u + static_cast<unsigned>(run));
+        // Thresholds calibrated on the image the model runs on (a model calibrated on another
+        // image may let most windows run the whole sequence: minutes on the CPU for 2048).
+        auto model_for = [&](const GrayImage& g) {
+            return random_lbp_model(70u + static_cast<unsigned>(run), k.weak, k.ww, k.wh, g, k.stride);
+        };
+        const CascadeModel m = model_for(img);
+        DetectParams p;
+        p.stride = k.stride;
+        p.scale_step = k.step;
+        const std::string what = std::to_string(k.weak) + " weak classifiers, " + std::to_string(k.ww) + "x" +
+                                 std::to_string(k.wh) + " window, stride " + std::to_string(k.stride);
+        const Frame f = colour_frame(img, 3, 5);
+        compare_backends(m, p, f.view, what + " synthetic");
+        for (const fs::path& photo : pennfudan_images(1)) {
+            const auto [view, keep] = load_photo(photo);
+            compare_backends(model_for(to_gray(view)), p, view, what + " " + photo.filename().string());
+        }
+        // Other compactions, boundaries and block sizes: the same accepted windows and statistics.
+        CpuDetector cpu(m, p);
+        const DetectResult want = cpu.detect(f.view);
+        for (Compaction c : {Compaction::BlockAtomics, Compaction::CubSelect})
+            for (const std::vector<int>& cuts : {std::vector<int>{}, std::vector<int>{2, 3, 5, 8, 13, 1000}}) {
+                const int threads = c == Compaction::BlockAtomics ? 64 : 512;  // and other block sizes
+                CudaDetector gpu(m, p, CudaOptions{.compaction = c, .lbp_boundaries = cuts, .lbp_block_threads = threads, .poison = true});
+                const DetectResult r = gpu.detect(f.view);
+                EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(c) << ", " << cuts.size() << " boundaries";
+                expect_same_stats(r.stats, want.stats);
+            }
+        ++run;
+    }
+}
+
 TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
     REQUIRE_GPU();
     int run = 0;
@@ -239,11 +391,18 @@ TEST(GpuDetector, ShippedModelsMatchTheCpuOnSyntheticAndPennFudanImages) {
     REQUIRE_GPU();
     const auto photos = pennfudan_images(6);
     if (photos.empty()) std::printf("  PennFudanPed not found under %s: synthetic images only\n", data_dir().c_str());
-    for (const std::string name : {"inria-hog-cascade.h5", "inria-dalal-triggs.h5"}) {
+    struct Shipped {
+        std::string name;
+        int stride;
+    };
+    for (const Shipped& k : {Shipped{"inria-hog-cascade.h5", 8}, Shipped{"inria-dalal-triggs.h5", 8}, Shipped{"inria-hybrid.h5", 8},
+                             Shipped{"faces-lbp.h5", 1}}) {
+        const std::string& name = k.name;
         const CascadeModel model = load_shipped(name);
         for (double step : {1.05, 1.2}) {
             DetectParams p;
             p.scale_step = step;
+            p.stride = k.stride;
             const GrayImage synthetic = blobby_image(640, 480, 5);
             compare_backends(model, p, synthetic.view(), name + " synthetic 640x480 x" + std::to_string(step));
             for (const fs::path& photo : photos) {
@@ -267,7 +426,7 @@ TEST(GpuDetector, CompactionGraphsAndBatchesGiveTheSameResult) {
     CpuDetector cpu(model, p);
     std::vector<DetectResult> want;
     for (const auto& v : views) want.push_back(cpu.detect(v));
-    for (Compaction c : {Compaction::WarpAtomics, Compaction::CubSelect})
+    for (Compaction c : {Compaction::WarpAtomics, Compaction::BlockAtomics, Compaction::CubSelect})
         for (bool graph : {true, false}) {
             CudaDetector gpu(model, p, CudaOptions{.compaction = c, .use_graph = graph, .poison = true});
             for (int pass = 0; pass < 2; ++pass)  // the second pass replays graphs and reuses buffers
@@ -301,6 +460,7 @@ TEST(GpuDetector, ManyAcceptedWindowsComeBackBeyondTheInGraphCopy) {
 TEST(GpuDetector, RejectsWhatItCannotRun) {
     REQUIRE_GPU();
     CudaDetector gpu(bar_model(), DetectParams{});
+    int w_ = 0, h_ = 0;
     const GrayImage small = blobby_image(63, 200, 1), fine = blobby_image(640, 480, 2);
     const DetectResult before = gpu.detect(fine.view());
     EXPECT_THROW(gpu.detect(small.view()), DetectError);
@@ -308,9 +468,8 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     const DetectResult after = gpu.detect(fine.view());
     EXPECT_EQ(before.detections, after.detections);
     EXPECT_EQ(after.detections, CpuDetector(bar_model(), DetectParams{}).detect(fine.view()).detections);
-    const CascadeModel lbp = random_model(3, 1, 2, 4);
-    EXPECT_THROW(CudaDetector(lbp, DetectParams{}), DetectError);
-    EXPECT_EQ(Detector::create(lbp, DetectParams{}, Backend::Auto)->backend_name(), "cpu");
+    const CascadeModel lbp = random_model(3, 1, 2, 4);  // hybrid: both stage kinds run on the GPU
+    EXPECT_EQ(Detector::create(lbp, DetectParams{}, Backend::Auto)->backend_name(), "cuda");
     EXPECT_EQ(Detector::create(bar_model(), DetectParams{}, Backend::Auto)->backend_name(), "cuda");
     // A device that does not exist is refused by number, not a CUDA error later.
     try {
@@ -319,8 +478,10 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     } catch (const DetectError& e) {
         EXPECT_NE(std::string(e.what()).find("CUDA device 99 does not exist"), std::string::npos) << e.what();
     }
-    EXPECT_FALSE(CudaDetector::supports(lbp));
+    EXPECT_TRUE(CudaDetector::supports(lbp));
     EXPECT_TRUE(CudaDetector::supports(bar_model()));
+    // A model without LBP stages has no gray integral images to show.
+    EXPECT_THROW(gpu.level_integral_image(0, w_, h_), std::logic_error);
 }
 
 // The bulk runner on the GPU (detect_batch, frames in flight) gives the CPU runner's results, in
@@ -358,9 +519,10 @@ TEST(GpuBulk, GpuAndCpuBulkRunsGiveTheSameResultsInOrder) {
     EXPECT_EQ(cpu.first[9], "9 failed: image 40x60 is small");
 }
 
+// HoG cascades, WaldBoost LBP sequences and hybrids: mined on the GPU, the same negatives and the
+// same model, byte for byte, as mined on the CPU.
 TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
     REQUIRE_GPU();
-    const SyntheticData d = make_data("gpu_mining");
     // Records what each bootstrapping pass found.
     class Mining : public Quiet {
     public:
@@ -371,20 +533,25 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
                                  std::to_string(p.false_positives) + " false positives");
         }
     };
+    for (const auto& [kind, config] : {std::pair{"hog", tiny_config()}, std::pair{"waldboost", tiny_waldboost_config()},
+                                       std::pair{"hybrid", tiny_hybrid_config()}}) {
+    SCOPED_TRACE(kind);
+    const SyntheticData d = make_data(std::string("gpu_mining_") + kind);
     std::vector<std::vector<char>> models;
     std::vector<std::vector<std::string>> passes;
     for (const char* backend : {"cpu", "cuda"}) {
-        TrainConfig cfg = tiny_config();
+        TrainConfig cfg = config;
         parse_backend(backend, cfg.mining.backend);
         TrainOptions opt;
         opt.model_out = d.dir / (std::string(backend) + std::to_string(models.size()) + ".h5");
         opt.created_utc = "2026-11-22T00:00:00Z";
         Mining obs;
         const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
-        EXPECT_GE(s.stages, 2) << backend;
+        EXPECT_GE(s.stages, 1) << backend;
+        EXPECT_FALSE(obs.passes.empty()) << backend << ": no bootstrapping pass";
         models.push_back(bytes(opt.model_out));
         passes.push_back(obs.passes);
-        std::printf("  %s mining:", backend);
+        std::printf("  %s, %s mining:", kind, backend);
         for (const auto& x : obs.passes) std::printf(" [%s]", x.c_str());
         std::printf("\n");
     }
@@ -400,8 +567,7 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
         for (std::size_t k = 0; k < std::max(m.stages.size(), mg.stages.size()); ++k) {
             auto describe = [&](const CascadeModel& x) -> std::string {
                 if (k >= x.stages.size()) return "-";
-                const auto& st = x.stages[k].as<HogSvmStage>();
-                return std::to_string(st.learners.size()) + " learners, threshold " + std::to_string(st.threshold);
+                return std::string(x.stages[k].kind()) + ", " + std::to_string(x.stages[k].size()) + " learners";
             };
             std::printf("  stage %zu: cpu %s | cuda %s\n", k + 1, describe(m).c_str(), describe(mg).c_str());
         }
@@ -438,4 +604,5 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
     differ = 0;
     for (std::size_t i = 0; i < negs.size(); ++i) differ += !(got[i].detections == want[i].detections);
     EXPECT_EQ(differ, 0u) << "threads";
+    }
 }

@@ -78,6 +78,28 @@ mining: {stride: 8, scale_step: 1.25, backend: cpu}
     return c;
 }
 
+// A WaldBoost LBP sequence of 24 weak classifiers on the synthetic data.
+inline TrainConfig tiny_waldboost_config() {
+    return parse_train_config(R"(
+seed: 7
+data: {layout: lists, positives_list: unused, negatives_list: unused, holdout_every: 0}
+boosting: {stage_kind: waldboost_lbp, max_stages: 1}
+waldboost: {weak_classifiers: 24, alpha: 0.05, features_per_round: 300, negatives: 300, refill_below: 0.5}
+mining: {stride: 8, scale_step: 1.25, backend: cpu}
+)", "waldboost-tiny");
+}
+
+// A hybrid: 3 LBP weak classifiers, then HoG stages.
+inline TrainConfig tiny_hybrid_config() {
+    TrainConfig cfg = tiny_config();
+    cfg.boosting.stage_sequence = {"waldboost_lbp", "hog_svm"};
+    cfg.boosting.max_stages = 3;
+    cfg.waldboost.weak_classifiers = 3;
+    cfg.waldboost.features_per_round = 200;
+    cfg.waldboost.alpha = 0.02;
+    return cfg;
+}
+
 class Quiet : public TrainObserver {
 public:
     int rounds = 0, stages = 0, mining = 0;

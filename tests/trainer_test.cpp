@@ -301,17 +301,6 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
 
 // ---- WaldBoost LBP sequences (the waldboost_lbp stage trainer) ----------------------------------
 namespace {
-TrainConfig waldboost_config() {
-    TrainConfig c = parse_train_config(R"(
-seed: 7
-data: {layout: lists, positives_list: unused, negatives_list: unused, holdout_every: 0}
-boosting: {stage_kind: waldboost_lbp, max_stages: 1}
-waldboost: {weak_classifiers: 24, alpha: 0.05, features_per_round: 300, negatives: 300, refill_below: 0.5}
-mining: {stride: 8, scale_step: 1.25, backend: cpu}
-)", "waldboost-tiny");
-    return c;
-}
-
 // Share of the crops' centred windows the model accepts.
 double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& crops) {
     const CascadeEvaluator ev(m);
@@ -328,7 +317,7 @@ double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& cr
 
 TEST(WaldBoost, TrainsASequenceWhoseSprtThresholdsKeepAllButAlphaOfThePositives) {
     const SyntheticData d = make_data("waldboost_train");
-    const TrainConfig cfg = waldboost_config();
+    const TrainConfig cfg = tiny_waldboost_config();
     TrainOptions opt;
     opt.model_out = d.dir / "wb.h5";
     opt.created_utc = "2026-11-22T00:00:00Z";
@@ -377,7 +366,7 @@ TEST(WaldBoost, NegativeTransformsGiveMoreNegativesToBootstrapFrom) {
             EXPECT_EQ(images[(t + 1) * 2 + k].pixels, transformed(images[k], ts[t]).pixels) << t << " " << k;
     EXPECT_EQ(images[2].width, images[0].height);
 
-    TrainConfig cfg = waldboost_config();
+    TrainConfig cfg = tiny_waldboost_config();
     cfg.data.negative_transforms = {ImageTransform::Mirror,   ImageTransform::UpsideDown, ImageTransform::Rotate180,
                                     ImageTransform::Rotate90, ImageTransform::Rotate270,  ImageTransform::Transpose,
                                     ImageTransform::Transverse};
@@ -426,7 +415,7 @@ TEST(WaldBoost, JitteredPositiveCopies) {
     EXPECT_NE(a[20].pixels, a[10].pixels);
     EXPECT_NE(detail::load_crops(crops, read_pgm, 64, 128, data, 4)[10].pixels, a[10].pixels);  // another seed
 
-    TrainConfig cfg = waldboost_config();
+    TrainConfig cfg = tiny_waldboost_config();
     cfg.data.jitter_copies = 1;
     cfg.data.jitter_rotate = 5;
     TrainOptions opt;
@@ -442,7 +431,7 @@ TEST(WaldBoost, JitteredPositiveCopies) {
 // --resume --finish: the sequence trained so far becomes the model, at once.
 TEST(WaldBoost, FinishEndsTheRunWithTheSequenceSoFar) {
     const SyntheticData d = make_data("waldboost_finish");
-    const TrainConfig cfg = waldboost_config();
+    const TrainConfig cfg = tiny_waldboost_config();
     TrainOptions opt;
     opt.model_out = d.dir / "wb.h5";
     opt.created_utc = "2026-11-22T00:00:00Z";
@@ -472,7 +461,7 @@ TEST(WaldBoost, FinishEndsTheRunWithTheSequenceSoFar) {
 // sequence is the start of the one trained until nothing is left.
 TEST(WaldBoost, MinNegativesEndsTheSequenceWhenARefillFindsTooFew) {
     const SyntheticData d = make_data("waldboost_min_negatives");
-    TrainConfig cfg = waldboost_config();
+    TrainConfig cfg = tiny_waldboost_config();
     TrainOptions opt;
     opt.model_out = d.dir / "all.h5";
     opt.created_utc = "2026-11-22T00:00:00Z";
@@ -497,7 +486,7 @@ TEST(WaldBoost, MinNegativesEndsTheSequenceWhenARefillFindsTooFew) {
 // and those windows are replayed exactly: the run and its resume give the same model.
 TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {
     const SyntheticData d = make_data("waldboost_min_scale");
-    TrainConfig cfg = waldboost_config();
+    TrainConfig cfg = tiny_waldboost_config();
     cfg.mining.min_scale = 0.7;
     TrainOptions opt;
     opt.model_out = d.dir / "up.h5";
@@ -520,7 +509,7 @@ TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {
 
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
     const SyntheticData d = make_data("waldboost_resume");
-    TrainConfig cfg = waldboost_config();
+    TrainConfig cfg = tiny_waldboost_config();
     cfg.waldboost.weak_classifiers = 12;
     TrainOptions whole;
     whole.model_out = d.dir / "whole.h5";
@@ -569,12 +558,7 @@ TEST(Trainer, FoldersLayoutReadsCropsAndNegativeFolders) {
 // the negatives the cascade so far still accepts; one model the detector runs.
 TEST(WaldBoost, HybridSequenceTrainsAnLbpPrefixThenHogStages) {
     const SyntheticData d = make_data("waldboost_hybrid");
-    TrainConfig cfg = tiny_config();
-    cfg.boosting.stage_sequence = {"waldboost_lbp", "hog_svm"};
-    cfg.boosting.max_stages = 3;
-    cfg.waldboost.weak_classifiers = 3;
-    cfg.waldboost.features_per_round = 200;
-    cfg.waldboost.alpha = 0.02;
+    const TrainConfig cfg = tiny_hybrid_config();
     TrainOptions opt;
     opt.model_out = d.dir / "hybrid.h5";
     opt.created_utc = "2026-11-22T00:00:00Z";

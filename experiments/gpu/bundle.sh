@@ -9,13 +9,22 @@ bash .ci/build build-gpu -DCASCADEKIT_CUDA=ON -DCASCADEKIT_TOOLS_CODECS=OFF
 rm -rf .bundle/gpu .bundle/data .bundle/gpu.tar.xz
 # gpu-bundle warns above 60 MiB uncompressed; the xz archive that travels is about 20 MiB.
 ../shared/tools/gpu-bundle .bundle/gpu build-gpu/tests/gpu_test build-gpu/tests/trainer_test \
-    build-gpu/tools/cascade build-gpu/experiments/opencv_hog_peer || true
+    build-gpu/tools/cascade build-gpu/experiments/opencv_hog_peer build-gpu/experiments/opencv_face_peer || true
 test -x .bundle/gpu/bin/gpu_test
-mkdir -p .bundle/data/PennFudanPed/PNGImages
-/usr/bin/python3 - "$data/PennFudanPed/PNGImages" .bundle/data <<'PY'
+mkdir -p .bundle/data/PennFudanPed/PNGImages .bundle/data/opencv
+# OpenCV's face cascades (Debian opencv-data) for the face peer, which the GPU machine lacks.
+cp /usr/share/opencv4/lbpcascades/lbpcascade_frontalface.xml /usr/share/opencv4/haarcascades/haarcascade_frontalface_alt2.xml \
+    .bundle/data/opencv/
+/usr/bin/python3 - "$data/PennFudanPed/PNGImages" .bundle/data "$data/Faces/cmu-mit/test/music-groups-double.png" <<'PY'
 import os, sys
 import matplotlib.image as mpimg
-src, out = sys.argv[1], sys.argv[2]
+src, out, face = sys.argv[1], sys.argv[2], sys.argv[3]
+if os.path.exists(face):  # the faces benchmark frame (a CMU+MIT group photo), as PPM
+    a = mpimg.imread(face)
+    a = a if a.ndim == 3 else a[..., None].repeat(3, axis=2)
+    rgb = (a[..., :3] * (255 if a.dtype.kind == "f" else 1) + (0.5 if a.dtype.kind == "f" else 0)).astype("uint8")
+    with open(os.path.join(out, "face-frame.ppm"), "wb") as f:
+        f.write(b"P6\n%d %d\n255\n" % (rgb.shape[1], rgb.shape[0]) + rgb.tobytes())
 names = sorted(n for n in os.listdir(src) if n.endswith(".png"))[:6]
 for i, n in enumerate(names):
     a = mpimg.imread(os.path.join(src, n))          # float in [0, 1] for 8-bit PNG

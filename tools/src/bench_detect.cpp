@@ -20,6 +20,7 @@
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/io/pnm.hpp"
+#include "cascadekit/model/waldboost_lbp_stage.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
@@ -40,6 +41,10 @@ struct Row {
     double stages_per_window = 0, learners_per_window = 0;
     double cpu1 = NAN, cpun = NAN, gpu_latency = NAN, gpu_batched = NAN, peer1 = NAN, peern = NAN;
     double gpu_latency_no_graph = NAN, gpu_batched_cub = NAN;  // the alternatives the backend does not use by default
+    double gpu_batched_block = NAN;                           // block (shared-memory) atomics
+    // Models with WaldBoost stages: batched ms per frame for each compaction × LBP block size
+    // (Macenauer's Table layout), in the order of kImplementations × kBlockSizes.
+    std::vector<double> lbp_designs;
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
     double cpu1_every_level = NAN, cpu1_where_survivors = NAN;
@@ -67,6 +72,30 @@ double peer_ms(const std::string& peer, const std::string& args, const std::file
     return ms;
 }
 
+#if CASCADEKIT_HAVE_CUDA
+constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::BlockAtomics, Compaction::CubSelect};
+constexpr int kBlockSizes[] = {64, 128, 256, 512};
+#endif
+
+// The model with its last WaldBoost sequence padded to `weak` weak classifiers: its own tables
+// again in order, with no rejection after its own end (every window that survives it runs them
+// all: an upper bound on what a trained sequence of that length costs).
+CascadeModel pad_lbp(CascadeModel m, int weak) {
+    for (auto it = m.stages.rbegin(); it != m.stages.rend(); ++it)
+        if (auto* wb = it->get_if<WaldBoostLbpStage>()) {
+            const std::size_t own = wb->weak.size();
+            if (static_cast<std::size_t>(weak) <= own) return m;
+            for (std::size_t t = own; t < static_cast<std::size_t>(weak); ++t) {
+                LbpWeakClassifier c = wb->weak[t % own];
+                c.reject_threshold = -kMaxModelMagnitude;
+                wb->weak.push_back(c);
+            }
+            validate_model(m);
+            return m;
+        }
+    throw std::runtime_error("--lbp-weak: the model has no waldboost_lbp stage");
+}
+
 std::string fmt(double v, const char* f = "%.2f") {
     if (std::isnan(v)) return "–";
     char b[64];
@@ -82,7 +111,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
         if (!o.out.empty()) check_writable_file(o.out);
         Backend backend = Backend::Auto;
         if (!parse_backend(o.backend, backend)) throw std::runtime_error("bad --backend " + o.backend);
-        const CascadeModel model = load_model(o.model);
+        if (o.lbp_weak < 0) throw std::runtime_error("--lbp-weak must be >= 0");
+        const CascadeModel model = o.lbp_weak > 0 ? pad_lbp(load_model(o.model), o.lbp_weak) : load_model(o.model);
+        [[maybe_unused]] bool lbp = false;
+        for (const Stage& st : model.stages) lbp = lbp || st.get_if<WaldBoostLbpStage>() != nullptr;
         const bool prefix = CascadeEvaluator(model).prefix_stages() > 0;  // an LBP prefix in front of HoG stages
         [[maybe_unused]] bool gpu = false;  // set only in CUDA builds
 #if CASCADEKIT_HAVE_CUDA
@@ -139,6 +171,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     DetectParams p;
                     p.stride = stride;
                     p.scale_step = step;
+                    p.min_scale = o.min_scale;
+                    p.max_scale = o.max_scale;
+                    validate(p);
                     CpuDetector cpu(model, p);
                     const DetectResult ref = cpu.detect(view);
                     r.windows = ref.stats.windows_scanned;
@@ -177,7 +212,17 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             r.gpu_latency_no_graph = median_ms(o.repeats, [&] { plain.detect(view); });
                             CudaDetector cub(model, p, CudaOptions{.compaction = Compaction::CubSelect});
                             r.gpu_batched_cub = median_ms(std::max(3, o.repeats / 4), [&] { cub.detect_batch(many, o.slots); }) / o.batch;
+                            CudaDetector block(model, p, CudaOptions{.compaction = Compaction::BlockAtomics});
+                            r.gpu_batched_block =
+                                median_ms(std::max(3, o.repeats / 4), [&] { block.detect_batch(many, o.slots); }) / o.batch;
                         }
+                        if (lbp)
+                            for (Compaction c : kImplementations)
+                                for (int threads : kBlockSizes) {
+                                    CudaDetector d(model, p, CudaOptions{.compaction = c, .lbp_block_threads = threads});
+                                    r.lbp_designs.push_back(
+                                        median_ms(std::max(3, o.repeats / 4), [&] { d.detect_batch(many, o.slots); }) / o.batch);
+                                }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
                         // Median per step, over the profiled frames.
@@ -189,9 +234,15 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         };
                         r.steps = prof[0];
                         for (auto m : {&CudaStepTimes::upload, &CudaStepTimes::gray, &CudaStepTimes::rows, &CudaStepTimes::columns,
-                                       &CudaStepTimes::early_stages, &CudaStepTimes::late_stages, &CudaStepTimes::download,
-                                       &CudaStepTimes::total})
+                                       &CudaStepTimes::gray_integral, &CudaStepTimes::early_stages, &CudaStepTimes::late_stages,
+                                       &CudaStepTimes::download, &CudaStepTimes::total})
                             r.steps.*m = med(m);
+                        for (std::size_t k = 0; k < r.steps.launches.size(); ++k) {
+                            std::vector<double> v;
+                            for (const auto& t : prof) v.push_back(t.launches[k].ms);
+                            std::sort(v.begin(), v.end());
+                            r.steps.launches[k].ms = v[v.size() / 2];
+                        }
                         device = cuda.device_name();
                     }
 #endif
@@ -214,6 +265,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
         md << "# Detection speed: CUDA backend, CPU backend, " << peer_name << "\n\n"
            << "- command: `" << o.command_line << "`\n"
            << "- model: " << o.model << " (" << model.stages.size() << " stages)\n"
+           << "- scan: scale from " << o.min_scale << (o.max_scale > 0 ? " to " + fmt(o.max_scale, "%g") : std::string(" up"))
+           << (o.lbp_weak > 0 ? "; WaldBoost sequence padded to " + std::to_string(o.lbp_weak) +
+                                    " weak classifiers (its own tables repeated, no rejection after its own end)"
+                              : std::string())
+           << "\n"
            << "- frame: " << (o.frame.empty() ? "synthetic (bench_image)" : o.frame) << ", resized to each size, 3-channel BGR\n"
            << "- CPU: " << cpu_name() << ", " << all << " hardware threads; GPU: " << device << "\n"
            << "- device-to-device copy bandwidth (read + write): " << fmt(bandwidth / 1e3, "%.2f") << " TB/s\n"
@@ -260,17 +316,19 @@ int run_bench_detect(const BenchDetectOptions& o) {
         }
 #if CASCADEKIT_HAVE_CUDA
         if (gpu) {
-            md << "## CUDA time per step, stride 8 (layout of Bilgiç's Table 7-2), ms\n\n"
+            md << "## CUDA time per step (layout of Bilgiç's Table 7-2), ms\n\n"
                << "Integral-histogram bytes: the row pass writes 36 bytes per point, the column pass reads and writes "
-                  "them again; roofline = those bytes / (rows + columns time) against the copy bandwidth above.\n\n"
-               << "| size | step | upload | gray | gradients + row scans | column scans | early stages | late stages | "
-                  "download | total | integral-histogram MB | GB/s | roofline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+                  "them again; roofline = those bytes / (rows + columns time) against the copy bandwidth above. Gray "
+                  "integral: both passes of the LBP stages' integral images.\n\n"
+               << "| size | step | stride | upload | gray | gradients + row scans | column scans | gray integral | early stages | late stages | "
+                  "download | total | integral-histogram MB | GB/s | roofline |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
             for (const Row& r : rows) {
-                if (r.stride != 8) continue;
+                if (r.stride != 8 && !lbp) continue;
                 const CudaStepTimes& t = r.steps;
                 const double gbs = static_cast<double>(t.integral_histogram_bytes) / ((t.rows + t.columns) * 1e-3) / 1e9;
-                md << "| " << r.size << " | ×" << r.step << " | " << fmt(t.upload, "%.3f") << " | " << fmt(t.gray, "%.3f") << " | "
-                   << fmt(t.rows, "%.3f") << " | " << fmt(t.columns, "%.3f") << " | " << fmt(t.early_stages, "%.3f") << " | "
+                md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(t.upload, "%.3f") << " | "
+                   << fmt(t.gray, "%.3f") << " | " << fmt(t.rows, "%.3f") << " | " << fmt(t.columns, "%.3f") << " | "
+                   << fmt(t.gray_integral, "%.3f") << " | " << fmt(t.early_stages, "%.3f") << " | "
                    << fmt(t.late_stages, "%.3f") << " | " << fmt(t.download, "%.3f") << " | " << fmt(t.total, "%.3f") << " | "
                    << fmt(static_cast<double>(t.integral_histogram_bytes) / 1e6, "%.0f") << " | " << fmt(gbs, "%.0f") << " | "
                    << fmt(100.0 * gbs / bandwidth, "%.0f") << " % |\n";
@@ -280,17 +338,50 @@ int run_bench_detect(const BenchDetectOptions& o) {
 #endif
 #if CASCADEKIT_HAVE_CUDA
         if (gpu) {
-            md << "## CUDA design choices, stride 8, ms per frame\n\n"
-               << "Survivor compaction by warp-aggregated atomics (default) or `cub::DeviceSelect::Flagged` (batched "
-                  "frames); the frame's launches replayed as one CUDA graph (default) or launched one by one (latency).\n\n"
-               << "| size | step | batched, warp atomics | batched, CUB select | latency, graph | latency, no graph |\n"
-               << "|---|---|---|---|---|---|\n";
+            md << "## CUDA design choices, ms per frame\n\n"
+               << "Survivor compaction by warp-aggregated atomics (default), shared-memory atomics per block, or "
+                  "`cub::DeviceSelect::Flagged` (batched frames); the frame's launches replayed as one CUDA graph (default) or "
+                  "launched one by one (latency).\n\n"
+               << "| size | step | stride | batched, warp atomics | batched, block atomics | batched, CUB select | latency, graph | latency, no graph |\n"
+               << "|---|---|---|---|---|---|---|---|\n";
             for (const Row& r : rows)
-                if (r.stride == 8)
-                    md << "| " << r.size << " | ×" << r.step << " | " << fmt(r.gpu_batched, "%.3f") << " | "
-                       << fmt(r.gpu_batched_cub, "%.3f") << " | " << fmt(r.gpu_latency, "%.3f") << " | "
-                       << fmt(r.gpu_latency_no_graph, "%.3f") << " |\n";
+                if (r.stride == 8 || lbp)
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(r.gpu_batched, "%.3f") << " | "
+                       << fmt(r.gpu_batched_block, "%.3f") << " | " << fmt(r.gpu_batched_cub, "%.3f") << " | "
+                       << fmt(r.gpu_latency, "%.3f") << " | " << fmt(r.gpu_latency_no_graph, "%.3f") << " |\n";
             md << "\n";
+            if (lbp) {
+                // Macenauer's layout: implementation × block size × frame size, per scan setting.
+                std::map<std::pair<double, int>, std::vector<const Row*>> by_scan;
+                for (const Row& r : rows) by_scan[{r.step, r.stride}].push_back(&r);
+                for (const auto& [scan, rs] : by_scan) {
+                    md << "### WaldBoost launches: compaction × threads per block × frame size, ×" << scan.first << ", stride "
+                       << scan.second << ", batched ms per frame\n\n| compaction | threads per block |";
+                    for (const Row* r : rs) md << " " << r->size << " |";
+                    md << "\n|---|---|";
+                    for (std::size_t i = 0; i < rs.size(); ++i) md << "---|";
+                    md << "\n";
+                    std::size_t k = 0;
+                    for (Compaction c : kImplementations)
+                        for (int threads : kBlockSizes) {
+                            md << "| " << kCompactionNames.name(c) << " | " << threads << " |";
+                            for (const Row* r : rs) md << " " << (k < r->lbp_designs.size() ? fmt(r->lbp_designs[k], "%.3f") : "–") << " |";
+                            md << "\n";
+                            ++k;
+                        }
+                    md << "\n";
+                }
+                md << "### Survivors after each launch (compaction boundary), one frame\n\n"
+                   << "| size | step | stride | windows | stage | weak classifiers done | survivors | share of windows | ms |\n"
+                   << "|---|---|---|---|---|---|---|---|---|\n";
+                for (const Row& r : rows)
+                    for (const CudaStepTimes::Launch& l : r.steps.launches)
+                        md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << r.windows << " | " << l.stage + 1
+                           << " | " << l.weak_after << " | " << l.survivors << " | "
+                           << fmt(100.0 * static_cast<double>(l.survivors) / static_cast<double>(r.windows), "%.4f") << " % | "
+                           << fmt(l.ms, "%.3f") << " |\n";
+                md << "\n";
+            }
         }
 #endif
         if (prefix && !o.no_cpu) {

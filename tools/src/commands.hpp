@@ -91,6 +91,9 @@ struct BenchDetectOptions {
     std::vector<std::string> sizes{"320x240", "640x480", "1280x960", "1920x1080"};
     std::vector<double> scale_steps{1.05, 1.1, 1.2};
     std::vector<int> strides{8, 4};
+    double min_scale = 1.0;  // DetectParams::min_scale
+    double max_scale = 0.0;  // DetectParams::max_scale (0: until the level is smaller than the window)
+    int lbp_weak = 0;        // > 0: pad the last WaldBoost sequence to this many weak classifiers
     int repeats = 20;      // GPU frames per median
     int cpu_repeats = 3;   // CPU and OpenCV frames per median
     int batch = 16;        // frames per detect_batch call

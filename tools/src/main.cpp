@@ -221,6 +221,16 @@ int main(int argc, char** argv) {
     bench_detect->add_option("--sizes", bd.sizes, "Frame sizes WxH")->delimiter(',')->capture_default_str();
     bench_detect->add_option("--scale-steps", bd.scale_steps, "Pyramid scale steps")->delimiter(',')->capture_default_str();
     bench_detect->add_option("--strides", bd.strides, "Window strides")->delimiter(',')->capture_default_str();
+    bench_detect->add_option("--min-scale", bd.min_scale, "Smallest window scale (input pixels per level pixel)")
+        ->capture_default_str();
+    bench_detect->add_option("--max-scale", bd.max_scale,
+                             "Largest window scale, 0 = no limit (e.g. 16 with --scale-steps 1.0905077: 8 levels per octave "
+                             "over 4 octaves, as Macenauer)")
+        ->capture_default_str();
+    bench_detect->add_option("--lbp-weak", bd.lbp_weak,
+                             "Pad the model's last WaldBoost sequence to N weak classifiers by repeating its tables, with "
+                             "no rejection after its own (an upper bound on a longer sequence's cost), 0 = as it is")
+        ->capture_default_str();
     bench_detect->add_option("--repeats", bd.repeats, "GPU frames per median")->capture_default_str();
     bench_detect->add_option("--cpu-repeats", bd.cpu_repeats, "CPU and OpenCV frames per median")->capture_default_str();
     bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();

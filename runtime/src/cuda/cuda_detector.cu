@@ -63,6 +63,10 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     if (options.device < 0 || options.device >= devices)
         throw DetectError("CUDA device " + std::to_string(options.device) + " does not exist (this machine has " +
                           std::to_string(devices) + ")");
+    if (options.lbp_block_threads != 64 && options.lbp_block_threads != 128 && options.lbp_block_threads != 256 &&
+        options.lbp_block_threads != 512)
+        throw DetectError("CudaOptions::lbp_block_threads must be 64, 128, 256 or 512, not " +
+                          std::to_string(options.lbp_block_threads));
     cuda::Engine& engine = impl_->engine;
     engine.options = options;
     DeviceGuard device(options.device);
@@ -75,6 +79,8 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         engine.stages.push_back(kind->make(stage, model_, options));
         engine.stage_needs.push_back(kind->needs);
         engine.needs |= kind->needs;
+        for (int part = 0; part < engine.stages.back()->parts(); ++part)
+            engine.launches.push_back({static_cast<int>(engine.stages.size()) - 1, part});
     }
     // Those copies ran on the legacy stream, which the slots' non-blocking streams do not wait for.
     CK(cudaStreamSynchronize(cudaStreamLegacy));
@@ -134,9 +140,9 @@ CudaStepTimes CudaDetector::profile(const ImageView& image) {
     cuda::prepare(s, image, model_, params_, engine);
     cuda::stage_input(s, image);
     cuda::StepEvents ev;
-    // Events: start, after upload, gray, rows, columns, each stage, download.
-    if (engine.stages.size() + 6 > std::size(ev.e))
-        throw DetectError("profile times at most " + std::to_string(std::size(ev.e) - 6) + " stages");
+    // Events: start, after upload, gray, rows, columns, gray integral (begin and end), each launch, download.
+    if (engine.launches.size() + 8 > cuda::StepEvents::kMax)
+        throw DetectError("profile times at most " + std::to_string(cuda::StepEvents::kMax - 8) + " launches");
     for (auto& e : ev.e) CK(cudaEventCreate(&e));
     struct Destroy {
         cuda::StepEvents& ev;
@@ -157,9 +163,15 @@ CudaStepTimes CudaDetector::profile(const ImageView& image) {
     t.gray = ms(ev.upload_end, ev.gray_end);
     t.rows = ms(ev.rows_begin, ev.rows_end);
     t.columns = ms(ev.rows_end, ev.columns_end);
-    for (std::size_t k = 0; k < engine.stages.size(); ++k)
-        (engine.stages[k]->heavy() ? t.late_stages : t.early_stages) += ms(ev.stage_begin[k], ev.stage_end[k]);
-    t.download = ms(ev.stage_end.back(), ev.n - 1);
+    t.gray_integral = ms(ev.gray_integral_begin, ev.gray_integral_end);
+    for (std::size_t k = 0; k < engine.launches.size(); ++k) {
+        const cuda::Engine::Launch& l = engine.launches[k];
+        const cuda::CudaStage& stage = *engine.stages[static_cast<std::size_t>(l.stage)];
+        const double m = ms(ev.launch_begin[k], ev.launch_end[k]);
+        (stage.heavy() ? t.late_stages : t.early_stages) += m;
+        t.launches.push_back({l.stage, stage.weak_after(l.part), s.h_counts.p[k], m});
+    }
+    t.download = ms(ev.launch_end.back(), ev.n - 1);
     t.total = ms(0, ev.n - 1);
     // Rows: writes every point but row 0 (36 bytes); columns: reads and writes rows 2..h of
     // columns 1..w. Gray image reads are small and cached, and not counted.
@@ -194,6 +206,19 @@ std::vector<std::uint32_t> CudaDetector::level_integral_histogram(int level, int
         p[4] = b[i].x; p[5] = b[i].y; p[6] = b[i].z; p[7] = b[i].w;
         p[8] = c[i];
     }
+    return out;
+}
+
+std::vector<std::uint32_t> CudaDetector::level_integral_image(int level, int& width, int& height) const {
+    cuda::DeviceGuard device(impl_->engine.options.device);
+    const cuda::Slot& s = *impl_->slots.at(static_cast<std::size_t>(impl_->last_slot));
+    if (!impl_->engine.needs.gray_integral) throw std::logic_error("the model has no stage that reads gray integral images");
+    if (level < 0 || level >= static_cast<int>(s.levels.size())) throw std::out_of_range("no such pyramid level");
+    const cuda::DevLevel& L = s.levels[static_cast<std::size_t>(level)];
+    width = L.width;
+    height = L.height;
+    std::vector<std::uint32_t> out(static_cast<std::size_t>(L.pitch) * (L.height + 1));
+    CK(cudaMemcpy(out.data(), s.d_I.p + L.ih, out.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
     return out;
 }
 

@@ -48,8 +48,11 @@ struct SurvivorArgs {
     std::uint32_t* out_ids;
     std::uint32_t* out_count;
     std::uint8_t* flags;            // CubSelect: flags[i] for input position i; else nullptr
+    bool block_append;              // BlockAtomics: survivors gathered in shared memory per block
     float* win_score;               // per window id: see record()
     std::int16_t* win_stage;        // per window id: rejecting stage, or n_stages when accepted
+    float* stage_sum;               // per window id: a stage's running sum between its launches (LBP)
+    unsigned long long* weak_count; // weak classifiers evaluated, for kinds that count on the device
 };
 
 // Largest i in [0, n) with key(i) <= value (key(0) == 0 <= value always).

@@ -8,12 +8,13 @@
 
 #include "gray_kernels.cuh"
 #include "integral_histogram_kernels.cuh"
+#include "integral_image_kernels.cuh"
 
 namespace cascadekit::cuda {
 
 // Sizes the slot's buffers and tables for a frame; allocates only when the size grows.
 void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
-    const std::size_t n_stages = engine.stages.size();
+    const std::size_t n_launches = engine.launches.size();
     const CudaOptions& options = engine.options;
     const bool same = s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order;
     if (same) return;
@@ -102,12 +103,25 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         CK(cudaMemsetAsync(s.d_C.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t), st));
     }
     }
+    if (engine.needs.gray_integral) {
+        s.d_I.reserve(s.n_points);
+        s.d_stage_sum.reserve(s.n_windows);
+        if (options.poison) {
+            CK(cudaMemsetAsync(s.d_I.p, 0xFF, s.n_points * sizeof(std::uint32_t), st));
+            CK(cudaMemsetAsync(s.d_stage_sum.p, 0xFF, s.n_windows * sizeof(float), st));
+        }
+        // Row 0 of every level stays zero; the row pass writes every other point, every frame.
+        for (const DevLevel& L : s.levels)
+            CK(cudaMemsetAsync(s.d_I.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t), st));
+    }
+    s.d_weak.reserve(1);
+    s.h_weak.reserve(1);
     for (auto& b : s.d_ids) b.reserve(s.n_windows);
     s.d_win_score.reserve(s.n_windows);
     s.d_win_stage.reserve(s.n_windows);
-    s.d_counts.reserve(n_stages);
+    s.d_counts.reserve(n_launches);
     s.d_out.reserve(s.n_windows);
-    s.h_counts.reserve(n_stages);
+    s.h_counts.reserve(n_launches);
     s.h_out.reserve(s.n_windows);
     if (params.keep_rejected) {
         s.h_win_score.reserve(s.n_windows);
@@ -160,8 +174,9 @@ void build_hog(Slot& s, cudaStream_t st, StepEvents* ev) {
 
 void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEvents* ev) {
     cudaStream_t st = s.stream;
-    const std::size_t n_stages = engine.stages.size();
+    const std::size_t n_launches = engine.launches.size();
     const std::size_t n_pixels = static_cast<std::size_t>(s.width) * s.height;
+    const int n_levels = static_cast<int>(s.levels.size());
     record_event(ev, st);
     CK(cudaMemcpyAsync(s.d_in.p, s.h_in.p, n_pixels * s.channels, cudaMemcpyHostToDevice, st));
     if (ev) ev->upload_end = record_event(ev, st);
@@ -171,22 +186,30 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         launch_halve(s.d_gray.p + from.at, from.width, s.d_gray.p + to.at, to.width, to.height, st);
     }
     if (ev) ev->gray_end = record_event(ev, st);
-    CK(cudaMemsetAsync(s.d_counts.p, 0, n_stages * sizeof(std::uint32_t), st));
+    CK(cudaMemsetAsync(s.d_counts.p, 0, n_launches * sizeof(std::uint32_t), st));
+    CK(cudaMemsetAsync(s.d_weak.p, 0, sizeof(unsigned long long), st));
     FrameFeatures features;
-    bool hog_built = false;
-    for (std::size_t k = 0; k < n_stages; ++k) {
-        // Features are built just before the first stage that reads them.
-        if (engine.stage_needs[k].hog && !hog_built) {
+    for (std::size_t k = 0; k < n_launches; ++k) {
+        const Engine::Launch& l = engine.launches[k];
+        const std::size_t stage = static_cast<std::size_t>(l.stage);
+        // Features are built just before the first launch that reads them.
+        if (engine.stage_needs[stage].hog && !features.hog.A) {
             build_hog(s, st, ev);
             features.hog = {s.d_A.p, s.d_B.p, s.d_C.p};
-            hog_built = true;
         }
-        if (ev) ev->stage_begin.push_back(ev->n - 1);  // the event before the stage's launch
+        if (engine.stage_needs[stage].gray_integral && !features.gray) {
+            if (ev) ev->gray_integral_begin = record_event(ev, st);
+            launch_gray_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.d_I.p, st);
+            launch_gray_column_pass(s.d_levels.p, n_levels, s.total_cols, s.d_I.p, st);
+            if (ev) ev->gray_integral_end = record_event(ev, st);
+            features.gray = s.d_I.p;
+        }
+        if (ev) ev->launch_begin.push_back(ev->n - 1);  // the event before the launch
         SurvivorArgs a{};
         a.levels = s.d_levels.p;
-        a.n_levels = static_cast<int>(s.levels.size());
-        a.stage_index = static_cast<int>(k);
-        a.n_stages = static_cast<int>(n_stages);
+        a.n_levels = n_levels;
+        a.stage_index = l.stage;
+        a.n_stages = static_cast<int>(engine.stages.size());
         a.stride = params.stride;
         a.n_windows = s.n_windows;
         a.in_ids = k == 0 ? nullptr : s.d_ids[(k - 1) % 2].p;
@@ -194,9 +217,12 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         a.out_ids = s.d_ids[k % 2].p;
         a.out_count = s.d_counts.p + k;
         a.flags = engine.options.compaction == Compaction::CubSelect ? s.d_flags.p : nullptr;
+        a.block_append = engine.options.compaction == Compaction::BlockAtomics;
         a.win_score = s.d_win_score.p;
         a.win_stage = s.d_win_stage.p;
-        engine.stages[k]->launch(a, features, k == 0 ? 0 : engine.sms * 8, st);
+        a.stage_sum = s.d_stage_sum.p;
+        a.weak_count = s.d_weak.p;
+        engine.stages[stage]->launch(a, features, l.part, k == 0 ? 0 : engine.sms * 8, st);
         if (a.flags) {
             std::size_t bytes = s.cub_bytes;
             if (k == 0)
@@ -206,12 +232,13 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
                 CK(cub::DeviceSelect::Flagged(s.d_cub.p, bytes, a.in_ids, s.d_flags.p, a.out_ids, a.out_count,
                                               static_cast<int>(s.n_windows), st));
         }
-        if (ev) ev->stage_end.push_back(record_event(ev, st));
+        if (ev) ev->launch_end.push_back(record_event(ev, st));
     }
-    const std::uint32_t* final_ids = s.d_ids[(n_stages - 1) % 2].p;
-    launch_gather(final_ids, s.d_counts.p + (n_stages - 1), s.d_win_score.p, s.d_out.p,
+    const std::uint32_t* final_ids = s.d_ids[(n_launches - 1) % 2].p;
+    launch_gather(final_ids, s.d_counts.p + (n_launches - 1), s.d_win_score.p, s.d_out.p,
                   std::min(blocks_for(kOutInGraph), engine.sms * 4), st);
-    CK(cudaMemcpyAsync(s.h_counts.p, s.d_counts.p, n_stages * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
+    CK(cudaMemcpyAsync(s.h_counts.p, s.d_counts.p, n_launches * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
+    CK(cudaMemcpyAsync(s.h_weak.p, s.d_weak.p, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
     CK(cudaMemcpyAsync(s.h_out.p, s.d_out.p, std::min<std::size_t>(kOutInGraph, s.n_windows) * sizeof(OutEntry),
                        cudaMemcpyDeviceToHost, st));
     if (params.keep_rejected) {
@@ -251,17 +278,21 @@ void launch(Slot& s, const Engine& engine, const DetectParams& params) {
 
 DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params) {
     CK(cudaStreamSynchronize(s.stream));
-    const std::size_t n_stages = engine.stages.size();
+    const std::size_t n_stages = engine.stages.size(), n_launches = engine.launches.size();
     DetectResult r;
     r.stats.windows_scanned = s.n_windows;
     r.stats.levels = static_cast<int>(s.levels.size());
     r.stats.rejected_per_stage.assign(n_stages, 0);
+    r.stats.weak_evaluated = s.h_weak.p[0];  // kinds that count on the device
     std::uint64_t in = s.n_windows;
-    for (std::size_t k = 0; k < n_stages; ++k) {
-        const std::uint64_t out = s.h_counts.p[k];
-        r.stats.rejected_per_stage[k] = in - out;
-        r.stats.weak_evaluated += in * static_cast<std::uint64_t>(engine.stages[k]->weak_per_window());
-        in = out;
+    for (std::size_t k = 0; k < n_launches; ++k) {
+        const std::size_t stage = static_cast<std::size_t>(engine.launches[k].stage);
+        if (engine.launches[k].part == 0) {
+            r.stats.weak_evaluated += in * static_cast<std::uint64_t>(engine.stages[stage]->weak_per_window());
+            r.stats.rejected_per_stage[stage] = in;
+        }
+        in = s.h_counts.p[k];
+        if (engine.launches[k].part + 1 == engine.stages[stage]->parts()) r.stats.rejected_per_stage[stage] -= in;
     }
     const int ww = model.window_width, wh = model.window_height;
     // Ids come in increasing order (below), so the level only moves forward.
@@ -280,7 +311,7 @@ DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, c
             r.detections.push_back(window(id, s.h_win_score.p[id], s.h_win_stage.p[id]));
         return r;
     }
-    const std::uint32_t accepted = s.h_counts.p[n_stages - 1];
+    const std::uint32_t accepted = s.h_counts.p[n_launches - 1];
     if (accepted > kOutInGraph)
         CK(cudaMemcpy(s.h_out.p + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
                       cudaMemcpyDeviceToHost));

@@ -26,15 +26,22 @@ struct Engine {
     std::vector<std::unique_ptr<CudaStage>> stages;
     std::vector<FeatureNeeds> stage_needs;
     FeatureNeeds needs;  // of all stages
+    // The frame's launches in order: each stage's parts (stage_kinds.cuh).
+    struct Launch {
+        int stage, part;
+    };
+    std::vector<Launch> launches;
     int sms = 0;
 };
 
 // Events between the steps of one profiled frame.
 struct StepEvents {
-    cudaEvent_t e[32] = {};
+    static constexpr int kMax = 256;
+    cudaEvent_t e[kMax] = {};
     int n = 0;
-    int upload_end = -1, gray_end = -1, rows_begin = -1, rows_end = -1, columns_end = -1;
-    std::vector<int> stage_begin, stage_end;  // per stage: the events just before and after it
+    int upload_end = -1, gray_end = -1, rows_begin = -1, rows_end = -1, columns_end = -1, gray_integral_begin = -1,
+        gray_integral_end = -1;
+    std::vector<int> launch_begin, launch_end;  // per launch: the events just before and after it
 };
 
 // One frame's buffers, stream and graph; reused while frames keep their size.
@@ -59,6 +66,10 @@ struct Slot {
     DeviceBuffer<AxisEntry> d_xtab, d_ytab;
     DeviceBuffer<uint4> d_A, d_B;
     DeviceBuffer<std::uint32_t> d_C;
+    DeviceBuffer<std::uint32_t> d_I;  // gray integral images (LBP)
+    DeviceBuffer<float> d_stage_sum;
+    DeviceBuffer<unsigned long long> d_weak;
+    PinnedBuffer<unsigned long long> h_weak;
     DeviceBuffer<std::uint32_t> d_ids[2];
     DeviceBuffer<std::uint8_t> d_flags;
     DeviceBuffer<float> d_win_score;

@@ -74,15 +74,15 @@ __device__ __forceinline__ float learner_vote(const DevLearner& l, const HogStag
     return block_math::vote(a.stage.binary != 0, l.alpha, m);
 }
 
-// Small stages. Thread mapping: one thread per window (grid-stride over the survivors); a
-// warp appends its survivors with one atomicAdd.
+// Small stages. Thread mapping: one thread per window (grid-stride over the survivors, a block
+// at a time); survivors appended as CudaOptions::compaction says (survivors.cuh).
 __global__ void __launch_bounds__(kThreads) stage_thread_kernel(SurvivorArgs a, HogStageArgs h) {
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
-    const int lane = threadIdx.x & 31;
     const std::uint32_t step = gridDim.x * blockDim.x;
-    for (std::uint32_t base_i = blockIdx.x * blockDim.x + (threadIdx.x & ~31u); base_i < loop_n; base_i += step) {
-        const std::uint32_t i = base_i + lane;
+    // Block-uniform loop: append() may synchronise the block.
+    for (std::uint32_t block_i = blockIdx.x * blockDim.x; block_i < loop_n; block_i += step) {
+        const std::uint32_t i = block_i + threadIdx.x;
         bool pass = false;
         std::uint32_t id = 0;
         if (i < count) {
@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(kThreads) stage_thread_kernel(SurvivorArgs a, 
             pass = score >= 0.0f;
             record(a, id, score, pass);
         }
-        append_warp(a, i, loop_n, id, pass);
+        append(a, i, loop_n, id, pass);
     }
 }
 
@@ -159,7 +159,8 @@ public:
     }
     std::uint32_t weak_per_window() const override { return static_cast<std::uint32_t>(args_.stage.count); }
     bool heavy() const override { return warp_; }
-    void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const override {
+    std::uint32_t weak_after(int) const override { return static_cast<std::uint32_t>(args_.stage.count); }
+    void launch(const SurvivorArgs& s, const FrameFeatures& f, int, int grid_limit, cudaStream_t stream) const override {
         HogStageArgs h = args_;
         h.planes = f.hog;
         // Grid: enough for every window of the first stage; later stages (fewer survivors, count

@@ -4,6 +4,7 @@
 #include "cascadekit/features/pyramid.hpp"
 #include "cuda_support.cuh"
 #include "integral_histogram_kernels.cuh"
+#include "level_support.cuh"
 
 namespace cascadekit::cuda {
 
@@ -19,17 +20,6 @@ __device__ __forceinline__ Bins9 operator+(const Bins9& x, const Bins9& y) {
 }
 
 __device__ __forceinline__ uint4 add4(uint4 a, uint4 b) { return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
-
-__device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __restrict__ gray, int gw, AxisEntry tx, AxisEntry ty) {
-    constexpr std::uint32_t one = 1u << kResampleBits;
-    const std::uint8_t* r0 = gray + static_cast<std::size_t>(ty.i0) * gw;
-    const std::uint8_t* r1 = gray + static_cast<std::size_t>(ty.i1) * gw;
-    const std::uint32_t wx = static_cast<std::uint32_t>(tx.wt), wx0 = one - wx;
-    const std::uint32_t b = static_cast<std::uint32_t>(ty.wt), a = one - b;
-    const std::uint32_t top = r0[tx.i0] * wx0 + r0[tx.i1] * wx;
-    const std::uint32_t bot = r1[tx.i0] * wx0 + r1[tx.i1] * wx;
-    return static_cast<std::uint8_t>((top * a + bot * b + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits));
-}
 
 // orientation_bin() and quantised_magnitude() of features/gradient.cpp, operation for operation in
 // double (no fused multiply-add under --fmad=false; sqrt correctly rounded on both), so the bins
@@ -139,27 +129,6 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
             }
             __syncthreads();  // scan_storage and staged are reused by the next tile
         }
-    }
-}
-
-template <class T, class Add>
-__device__ __forceinline__ void scan_column(T* p, long long pitch, int H, Add add) {
-    // Rows 1..H; row 0 is zero. Eight independent loads are in flight before the dependent adds.
-    T acc = p[pitch];
-    int y = 2;
-    for (; y + 7 <= H; y += 8) {
-        T v[8];
-#pragma unroll
-        for (int j = 0; j < 8; ++j) v[j] = p[(y + j) * pitch];
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            acc = add(acc, v[j]);
-            p[(y + j) * pitch] = acc;
-        }
-    }
-    for (; y <= H; ++y) {
-        acc = add(acc, p[y * pitch]);
-        p[y * pitch] = acc;
     }
 }
 

@@ -19,19 +19,27 @@ namespace cascadekit::cuda {
 // The frame's feature planes the stages read (only those some stage needs are built).
 struct FrameFeatures {
     HogPlanes hog{};
+    const std::uint32_t* gray = nullptr;  // gray integral images (integral_image_kernels.cuh), level L at L.ih
 };
 
+// A stage runs as one or more launches ("parts"), each over the survivors of the one before:
+// a WaldBoost sequence compacts its survivors at boundaries inside the stage (after 1, 8, 64, …
+// weak classifiers), a hog_svm stage is one launch.
 class CudaStage {
 public:
     virtual ~CudaStage() = default;
-    // Weak learners evaluated per window that reaches the stage (for DetectStats).
+    // Weak learners evaluated per window that reaches the stage (for DetectStats); 0 for kinds
+    // that count on the device (SurvivorArgs::weak_count), e.g. early rejection inside a stage.
     virtual std::uint32_t weak_per_window() const = 0;
     // Large stages (one warp per window): profiled as "late" stages.
     virtual bool heavy() const = 0;
-    // Enqueues the stage over the survivors in `s` (every window when s.in_ids is null).
-    // grid_limit: the most blocks a launch over survivors needs (their count is known only on
-    // the device), 0 for the first stage (then the grid covers every window).
-    virtual void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const = 0;
+    virtual int parts() const { return 1; }
+    // The stage's weak classifiers done after part `part` (the compaction boundary it ends at).
+    virtual std::uint32_t weak_after(int part) const = 0;
+    // Enqueues part `part` of the stage over the survivors in `s` (every window when s.in_ids is
+    // null). grid_limit: the most blocks a launch over survivors needs (their count is known only
+    // on the device), 0 for the frame's first launch (then the grid covers every window).
+    virtual void launch(const SurvivorArgs& s, const FrameFeatures& f, int part, int grid_limit, cudaStream_t stream) const = 0;
 };
 
 struct CudaStageKind {
@@ -44,6 +52,7 @@ struct CudaStageKind {
 // nullptr when the CUDA backend has no kernels for that kind.
 const CudaStageKind* find_cuda_stage_kind(std::string_view kind);
 
-CudaStageKind hog_svm_cuda_kind();  // hog_svm_kernels.cu
+CudaStageKind hog_svm_cuda_kind();        // hog_svm_kernels.cu
+CudaStageKind waldboost_lbp_cuda_kind();  // waldboost_lbp_kernels.cu
 
 }  // namespace cascadekit::cuda

@@ -26,14 +26,14 @@ __device__ __forceinline__ void record(const SurvivorArgs& a, std::uint32_t id, 
     if (!pass || a.stage_index == a.n_stages - 1) a.win_stage[id] = static_cast<std::int16_t>(pass ? a.n_stages : a.stage_index);
 }
 
-// A warp's survivors appended with one atomicAdd (lane-aligned calls: every lane of the warp
-// calls it, `pass` false for lanes without a window), or flags for CUB's select.
-__device__ __forceinline__ void append_warp(const SurvivorArgs& a, std::uint32_t i, std::uint32_t loop_n, std::uint32_t id,
-                                            bool pass) {
-    if (a.flags) {
-        if (i < loop_n) a.flags[i] = pass ? 1 : 0;
-        return;
-    }
+// Every launch over survivors appends the windows that pass to out_ids (survivor compaction),
+// one of three ways (CudaOptions::compaction). Callers loop block-uniformly (every thread of a
+// block calls append() the same number of times; `pass` false for threads without a window).
+//   flags (CubSelect): flags[i] for input position i; cub::DeviceSelect::Flagged compacts after.
+//   warp atomics: a warp's survivors with one global atomicAdd (ballot + popc).
+//   block atomics (Macenauer's best): a block's survivors gathered in shared memory with shared
+//   atomics, one global atomicAdd per block, then written out contiguously.
+__device__ __forceinline__ void append_warp(const SurvivorArgs& a, std::uint32_t id, bool pass) {
     const int lane = threadIdx.x & 31;
     const unsigned m = __ballot_sync(kFullMask, pass);
     if (m) {
@@ -42,6 +42,41 @@ __device__ __forceinline__ void append_warp(const SurvivorArgs& a, std::uint32_t
         pos = __shfl_sync(kFullMask, pos, 0);
         if (pass) a.out_ids[pos + __popc(m & ((1u << lane) - 1u))] = id;
     }
+}
+
+template <int Threads>
+__device__ __forceinline__ void append_block(const SurvivorArgs& a, std::uint32_t id, bool pass) {
+    __shared__ std::uint32_t ids[Threads];
+    __shared__ std::uint32_t n, at;
+    if (threadIdx.x == 0) n = 0;
+    __syncthreads();
+    if (pass) ids[atomicAdd(&n, 1u)] = id;
+    __syncthreads();
+    if (threadIdx.x == 0 && n > 0) at = atomicAdd(a.out_count, n);
+    __syncthreads();
+    if (threadIdx.x < n) a.out_ids[at + threadIdx.x] = ids[threadIdx.x];
+    __syncthreads();  // n and ids are reused by the next call
+}
+
+// i: the thread's input position, loop_n the loop's bound (all windows with flags); Threads: the
+// block's size.
+template <int Threads = kThreads>
+__device__ __forceinline__ void append(const SurvivorArgs& a, std::uint32_t i, std::uint32_t loop_n, std::uint32_t id,
+                                       bool pass) {
+    if (a.flags) {
+        if (i < loop_n) a.flags[i] = pass ? 1 : 0;
+    } else if (a.block_append) {
+        append_block<Threads>(a, id, pass);
+    } else {
+        append_warp(a, id, pass);
+    }
+}
+
+// Adds a thread's count of weak classifiers evaluated to the frame's counter (one atomic a warp;
+// every lane of the warp calls it).
+__device__ __forceinline__ void count_weak(const SurvivorArgs& a, std::uint32_t evaluated) {
+    const std::uint32_t sum = __reduce_add_sync(kFullMask, evaluated);
+    if ((threadIdx.x & 31) == 0 && sum > 0) atomicAdd(a.weak_count, static_cast<unsigned long long>(sum));
 }
 
 struct OutEntry {

@@ -6,12 +6,7 @@
 #include <cmath>
 
 #include "cascadekit/features/block.hpp"
-
-#if defined(__CUDACC__)
-#define CASCADEKIT_HD __host__ __device__ __forceinline__
-#else
-#define CASCADEKIT_HD inline
-#endif
+#include "cascadekit/features/host_device.hpp"
 
 namespace cascadekit::block_math {
 

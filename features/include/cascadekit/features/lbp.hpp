@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cascadekit/features/geometry.hpp"
+#include "cascadekit/features/host_device.hpp"
 #include "cascadekit/features/integral_image.hpp"
 
 namespace cascadekit {
@@ -23,12 +24,13 @@ inline std::uint8_t lbp_code(const IntegralImage& ii, int ox, int oy, const Rect
 // The same from raw integral-image points: origin points at the window's top-left point,
 // row_stride is the distance between vertically adjacent points. Used for training windows kept
 // as patches of their level's integral image (rectangle sums take differences only, so a patch
-// gives exactly the full image's codes).
-inline std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, const Rect& cell) {
+// gives exactly the full image's codes), and by the CUDA backend (the same definition on the
+// device: cell corner (cx, cy), cell size cw × ch).
+CASCADEKIT_HD std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, int cx, int cy, int cw, int ch) {
     std::uint32_t p[4][4];
     for (int j = 0; j < 4; ++j) {
-        const std::uint32_t* row = origin + static_cast<std::size_t>(cell.y + j * cell.h) * row_stride;
-        for (int i = 0; i < 4; ++i) p[j][i] = row[cell.x + i * cell.w];
+        const std::uint32_t* row = origin + static_cast<std::size_t>(cy + j * ch) * row_stride;
+        for (int i = 0; i < 4; ++i) p[j][i] = row[cx + i * cw];
     }
     auto sum = [&](int i, int j) { return p[j + 1][i + 1] - p[j][i + 1] - p[j + 1][i] + p[j][i]; };
     const std::uint32_t c = sum(1, 1);
@@ -36,6 +38,9 @@ inline std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride
     return static_cast<std::uint8_t>((sum(0, 0) >= c) << 7 | (sum(1, 0) >= c) << 6 | (sum(2, 0) >= c) << 5 |
                                      (sum(2, 1) >= c) << 4 | (sum(2, 2) >= c) << 3 | (sum(1, 2) >= c) << 2 |
                                      (sum(0, 2) >= c) << 1 | (sum(0, 1) >= c));
+}
+inline std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, const Rect& cell) {
+    return lbp_code(origin, row_stride, cell.x, cell.y, cell.w, cell.h);
 }
 
 }  // namespace cascadekit

@@ -11,9 +11,13 @@
 //            magnitude computed as features/gradient.cpp does (same double operations), and a
 //            block-wide scan along the row;
 //   columns  the scan down every column of every level, 16-byte loads;
-//   stages   one launch per stage over the surviving windows only (survivor compaction); small
-//            stages one thread per window, large ones one warp per window (lanes over learners,
-//            summed in learner order; a survivor's score accumulates its stage margins);
+//   gray integral (models with LBP stages) the same two passes for each level's gray integral
+//            image, exact uint32, the level's resampling fused into the row pass;
+//   stages   launches over the surviving windows only (survivor compaction); hog_svm: one launch
+//            a stage, small stages one thread per window, large ones one warp per window (lanes
+//            over learners, summed in learner order); waldboost_lbp: one thread per window, a
+//            launch per part between compaction boundaries (CudaOptions::lbp_boundaries), early
+//            rejection after every weak classifier; a survivor's score accumulates its stage margins;
 //   download per-stage counts and the accepted windows.
 // Integral histograms are uint32 (exact: every rectangle sum of area <= kMaxExactRectArea is the
 // true sum, see integral_histogram.hpp) in three planes per level: bins 0-3 and 4-7 as uint4,
@@ -26,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "cascadekit/features/enum_names.hpp"
 #include "cascadekit/runtime/detector.hpp"
 
 namespace cascadekit {
@@ -35,14 +40,26 @@ bool cuda_available(std::string* why = nullptr);
 
 // How survivors are compacted between stages.
 enum class Compaction {
-    WarpAtomics,  // each warp appends its survivors with one atomicAdd (order not kept; ids sorted at the end)
-    CubSelect     // stage writes flags, cub::DeviceSelect::Flagged keeps id order
+    WarpAtomics,   // each warp appends its survivors with one atomicAdd (order not kept; ids sorted at the end)
+    BlockAtomics,  // each block gathers its survivors with shared-memory atomics, then one global atomicAdd
+                   // (Macenauer's fastest; warp-per-window stages append one survivor at a time)
+    CubSelect      // stage writes flags, cub::DeviceSelect::Flagged keeps id order
 };
+inline constexpr EnumNames<Compaction, 3> kCompactionNames{{{{Compaction::WarpAtomics, "warp-atomics"},
+                                                             {Compaction::BlockAtomics, "block-atomics"},
+                                                             {Compaction::CubSelect, "cub-select"}}}};
 
 struct CudaOptions {
     Compaction compaction = Compaction::WarpAtomics;
     // Stages with at least this many learners use one warp per window; smaller ones one thread.
     int warp_stage_min_learners = 16;
+    // WaldBoost LBP sequences: survivors are compacted after these numbers of weak classifiers
+    // (and at the sequence's end); each part between two boundaries is one launch over the
+    // survivors of the one before. Macenauer's boundaries (Brno 2015).
+    std::vector<int> lbp_boundaries = {1, 8, 64, 256, 512};
+    // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
+    // others). Block atomics gather one block's survivors at a time.
+    int lbp_block_threads = 256;
     bool use_graph = true;  // replay the frame's launches as a CUDA graph
     int device = 0;  // the CUDA device the detector lives and runs on
     // Tests: fill every device buffer with 0xFF bytes when it is sized, so that any output the
@@ -51,9 +68,19 @@ struct CudaOptions {
 };
 
 // Milliseconds per step of one frame, from CUDA events (the steps of Bilgiç's Table 7-2, MIT 2010).
+// rows and columns: the integral histograms' two passes; gray_integral: the gray integral
+// images' two passes (LBP stages). One entry per launch in `launches`.
 struct CudaStepTimes {
-    double upload = 0, gray = 0, rows = 0, columns = 0, early_stages = 0, late_stages = 0, download = 0, total = 0;
+    double upload = 0, gray = 0, rows = 0, columns = 0, gray_integral = 0, early_stages = 0, late_stages = 0, download = 0,
+           total = 0;
     std::uint64_t integral_histogram_bytes = 0;  // bytes the rows + columns steps read and write
+    struct Launch {
+        int stage = 0;                    // 0-based
+        std::uint32_t weak_after = 0;     // the stage's weak classifiers (learners) done after this launch
+        std::uint64_t survivors = 0;      // windows that passed this launch
+        double ms = 0;
+    };
+    std::vector<Launch> launches;
 };
 
 class CudaDetector final : public Detector {
@@ -76,6 +103,9 @@ public:
     // The integral histogram of pyramid level `level` of the last frame, in the CPU layout
     // ((h+1) x (w+1) x 9 uint32, as IntegralHistogram), for tests.
     std::vector<std::uint32_t> level_integral_histogram(int level, int& width, int& height) const;
+    // The gray integral image of pyramid level `level` of the last frame ((h+1) x (w+1) uint32, as
+    // IntegralImage), for tests; the model must have an LBP stage.
+    std::vector<std::uint32_t> level_integral_image(int level, int& width, int& height) const;
     // The gray image of the last frame, for tests.
     std::vector<std::uint8_t> last_gray() const;
 
@@ -84,7 +114,7 @@ public:
     const DetectParams& params() const override { return params_; }
     std::string device_name() const;
     int device() const;
-    // True when the backend has kernels for every stage kind of the model (today: hog_svm);
+    // True when the backend has kernels for every stage kind of the model (hog_svm, waldboost_lbp);
     // otherwise false and, if why is given, which stage it cannot run.
     static bool supports(const CascadeModel& model, std::string* why = nullptr);
 

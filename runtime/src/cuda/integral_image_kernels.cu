@@ -1,0 +1,74 @@
+#include <cub/block/block_scan.cuh>
+
+#include "cuda_support.cuh"
+#include "integral_histogram_kernels.cuh"  // kRowsPerBlock: both passes share the row blocks
+#include "integral_image_kernels.cuh"
+#include "level_support.cuh"
+
+namespace cascadekit::cuda {
+
+namespace {
+constexpr int kGrayThreads = 256, kGrayItems = 4, kGrayTile = kGrayThreads * kGrayItems;
+
+__global__ void __launch_bounds__(kGrayThreads) gray_row_pass_kernel(const std::uint8_t* __restrict__ gray,
+                                                                      const DevLevel* __restrict__ levels, int n_levels,
+                                                                      const AxisEntry* __restrict__ xtab,
+                                                                      const AxisEntry* __restrict__ ytab, std::uint32_t* I) {
+    using Scan = cub::BlockScan<std::uint32_t, kGrayThreads>;
+    __shared__ typename Scan::TempStorage scan_storage;
+    const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
+    const DevLevel L = levels[li];
+    const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
+    const int W = L.width;
+    const int n_rows = min(kRowsPerBlock, L.height - y0);
+    const std::uint8_t* src = gray + L.src;
+    for (int r = 0; r < n_rows; ++r) {
+        const int y = y0 + r;
+        const AxisEntry ty = ytab[L.ytab + y];
+        const long long base = L.ih + static_cast<long long>(y + 1) * L.pitch;
+        if (threadIdx.x == 0) I[base] = 0;
+        std::uint32_t carry = 0;
+        for (int tile = 0; tile < W; tile += kGrayTile) {
+            const int x0 = tile + threadIdx.x * kGrayItems;
+            std::uint32_t run[kGrayItems];
+            std::uint32_t local = 0;
+#pragma unroll
+            for (int j = 0; j < kGrayItems; ++j) {
+                const int x = x0 + j;
+                local += x < W ? resample_pixel(src, L.src_w, xtab[L.xtab + x], ty) : 0u;
+                run[j] = local;
+            }
+            std::uint32_t before = 0, total = 0;
+            Scan(scan_storage).ExclusiveSum(local, before, total);
+#pragma unroll
+            for (int j = 0; j < kGrayItems; ++j)
+                if (x0 + j < W) I[base + x0 + j + 1] = carry + before + run[j];
+            carry += total;
+            __syncthreads();  // scan_storage is reused by the next tile
+        }
+    }
+}
+
+__global__ void __launch_bounds__(kThreads) gray_column_pass_kernel(const DevLevel* __restrict__ levels, int n_levels,
+                                                                     int total_cols, std::uint32_t* I) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= total_cols) return;
+    const int li = find_level(n_levels, c, [&](int l) { return static_cast<long long>(levels[l].col0); });
+    const DevLevel L = levels[li];
+    scan_column(I + L.ih + (c - L.col0) + 1, L.pitch, L.height, [](std::uint32_t a, std::uint32_t b) { return a + b; });
+}
+}  // namespace
+
+void launch_gray_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
+                          const AxisEntry* ytab, int total_row_blocks, std::uint32_t* I, cudaStream_t stream) {
+    gray_row_pass_kernel<<<total_row_blocks, kGrayThreads, 0, stream>>>(gray, levels, n_levels, xtab, ytab, I);
+    CK_LAUNCH();
+}
+
+void launch_gray_column_pass(const DevLevel* levels, int n_levels, int total_cols, std::uint32_t* I, cudaStream_t stream) {
+    gray_column_pass_kernel<<<blocks_for(static_cast<std::size_t>(total_cols)), kThreads, 0, stream>>>(levels, n_levels,
+                                                                                                         total_cols, I);
+    CK_LAUNCH();
+}
+
+}  // namespace cascadekit::cuda

@@ -1,0 +1,25 @@
+#pragma once
+// Internal (CUDA backend): every pyramid level's gray integral image (the LBP stages' feature),
+// built in two passes over all levels of a frame at once, the level's resampling from its octave
+// fused into the first. Same layout as the integral histograms' points: level L's (height + 1) ×
+// (width + 1) points start at L.ih, row 0 and column 0 zero; exact uint32 (modular) sums, as
+// features' IntegralImage.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "device_types.cuh"
+
+namespace cascadekit::cuda {
+
+// Row pass. Thread mapping: one block of 256 threads per (level, 4 rows) (the row blocks of
+// DevLevel::row0); each thread resamples 4 consecutive pixels of a 1024-pixel tile of a row, one
+// block-wide scan per tile, and writes the row's running sums (point row y + 1).
+void launch_gray_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
+                          const AxisEntry* ytab, int total_row_blocks, std::uint32_t* I, cudaStream_t stream);
+
+// Column pass. Thread mapping: one thread per (level, column x >= 1); each adds down its column,
+// 8 loads in flight.
+void launch_gray_column_pass(const DevLevel* levels, int n_levels, int total_cols, std::uint32_t* I, cudaStream_t stream);
+
+}  // namespace cascadekit::cuda
