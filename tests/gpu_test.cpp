@@ -136,10 +136,12 @@ std::pair<ImageView, std::shared_ptr<void>> load_photo(const fs::path& photo) {
 
 // CPU and GPU on one image with one model: per window (keep_rejected), then accepted windows and
 // fused detections.
-void compare_backends(const CascadeModel& model, const DetectParams& params, const ImageView& image, const std::string& what) {
+void compare_backends(const CascadeModel& model, const DetectParams& params, const ImageView& image, const std::string& what,
+                      CudaOptions options = {}) {
     SCOPED_TRACE(what);
+    options.poison = true;
     CpuDetector cpu(model, with_rejected(params));
-    CudaDetector gpu(model, with_rejected(params), CudaOptions{.poison = true});
+    CudaDetector gpu(model, with_rejected(params), options);
     const DetectResult c = cpu.detect(image);
     const DetectResult g = gpu.detect(image);
     expect_same_stats(c.stats, g.stats);
@@ -148,7 +150,7 @@ void compare_backends(const CascadeModel& model, const DetectParams& params, con
                 what.c_str(), a.windows, a.same_decision, a.bit_identical, a.near_threshold_differences);
 
     CpuDetector cpu_acc(model, params);
-    CudaDetector gpu_acc(model, params, CudaOptions{.poison = true});
+    CudaDetector gpu_acc(model, params, options);
     const DetectResult ca = cpu_acc.detect(image);
     const DetectResult ga = gpu_acc.detect(image);
     expect_same_stats(ca.stats, ga.stats);
@@ -348,17 +350,46 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
             const auto [view, keep] = load_photo(photo);
             compare_backends(model_for(to_gray(view)), p, view, what + " " + photo.filename().string());
         }
-        // Other compactions, boundaries and block sizes: the same accepted windows and statistics.
+        // Other compactions, boundaries, block sizes and thread mappings: the same accepted windows
+        // and statistics.
         CpuDetector cpu(m, p);
         const DetectResult want = cpu.detect(f.view);
         for (Compaction c : {Compaction::BlockAtomics, Compaction::CubSelect})
             for (const std::vector<int>& cuts : {std::vector<int>{}, std::vector<int>{2, 3, 5, 8, 13, 1000}}) {
-                const int threads = c == Compaction::BlockAtomics ? 64 : 512;  // and other block sizes
-                CudaDetector gpu(m, p, CudaOptions{.compaction = c, .lbp_boundaries = cuts, .lbp_block_threads = threads, .poison = true});
+                // Other block sizes; a thread per window throughout, or a warp per window throughout.
+                const bool block = c == Compaction::BlockAtomics;
+                CudaDetector gpu(m, p, CudaOptions{.compaction = c, .lbp_boundaries = cuts, .lbp_block_threads = block ? 64 : 512,
+                                                   .lbp_warp_from = block ? 1 << 30 : 0, .poison = true});
                 const DetectResult r = gpu.detect(f.view);
                 EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(c) << ", " << cuts.size() << " boundaries";
                 expect_same_stats(r.stats, want.stats);
             }
+        ++run;
+    }
+}
+
+// Hybrids (an LBP prefix, then HoG stages): the HoG stages from every level's integral histograms
+// and from the survivors' blocks summed over gradient planes give the CPU's decisions and scores.
+TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
+    REQUIRE_GPU();
+    int run = 0;
+    for (int learners : {3, 40}) {
+        CascadeModel m = random_model(300u + static_cast<unsigned>(run), 3, learners, 6);
+        const GrayImage img = blobby_image(401 + 29 * run, 333 + 7 * run, 60u + static_cast<unsigned>(run));
+        calibrate_thresholds(m, img);
+        DetectParams p;
+        p.stride = 4;
+        p.scale_step = 1.1;
+        const Frame f = colour_frame(img, 3, 9);
+        for (PrefixPlanes planes : {PrefixPlanes::SurvivorBlocks, PrefixPlanes::EveryLevel}) {
+            const std::string what = "hybrid " + std::to_string(learners) + " learners a stage, " +
+                                     (planes == PrefixPlanes::EveryLevel ? "integral histograms" : "survivor blocks");
+            compare_backends(m, p, f.view, what + " synthetic", CudaOptions{.prefix_planes = planes});
+            for (const fs::path& photo : pennfudan_images(1)) {
+                const auto [view, keep] = load_photo(photo);
+                compare_backends(m, p, view, what + " " + photo.filename().string(), CudaOptions{.prefix_planes = planes});
+            }
+        }
         ++run;
     }
 }
@@ -480,6 +511,7 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     }
     EXPECT_TRUE(CudaDetector::supports(lbp));
     EXPECT_TRUE(CudaDetector::supports(bar_model()));
+    EXPECT_THROW(CudaDetector(lbp, DetectParams{}, CudaOptions{.prefix_planes = PrefixPlanes::WhereSurvivors}), DetectError);
     // A model without LBP stages has no gray integral images to show.
     EXPECT_THROW(gpu.level_integral_image(0, w_, h_), std::logic_error);
 }

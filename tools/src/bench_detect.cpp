@@ -45,6 +45,9 @@ struct Row {
     // Models with WaldBoost stages: batched ms per frame for each compaction × LBP block size
     // (Macenauer's Table layout), in the order of kImplementations × kBlockSizes.
     std::vector<double> lbp_designs;
+    std::vector<double> lbp_boundaries;  // batched ms per frame for each of kBoundarySets
+    double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
+    double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
     double cpu1_every_level = NAN, cpu1_where_survivors = NAN;
@@ -75,6 +78,12 @@ double peer_ms(const std::string& peer, const std::string& args, const std::file
 #if CASCADEKIT_HAVE_CUDA
 constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::BlockAtomics, Compaction::CubSelect};
 constexpr int kBlockSizes[] = {64, 128, 256, 512};
+const std::vector<std::vector<int>> kBoundarySets = {{1, 8, 64, 256, 512}, {8, 64, 256}, {4, 16, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}};
+std::string list(const std::vector<int>& v) {
+    std::string s;
+    for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return s;
+}
 #endif
 
 // The model with its last WaldBoost sequence padded to `weak` weak classifiers: its own tables
@@ -216,6 +225,16 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             r.gpu_batched_block =
                                 median_ms(std::max(3, o.repeats / 4), [&] { block.detect_batch(many, o.slots); }) / o.batch;
                         }
+                        const int batch_repeats = std::max(3, o.repeats / 4);
+                        auto batched = [&](const CudaOptions& opt) {
+                            CudaDetector d(model, p, opt);
+                            return median_ms(batch_repeats, [&] { d.detect_batch(many, o.slots); }) / o.batch;
+                        };
+                        if (prefix) r.gpu_batched_every_level = batched(CudaOptions{.prefix_planes = PrefixPlanes::EveryLevel});
+                        if (lbp) {
+                            r.gpu_batched_thread_only = batched(CudaOptions{.lbp_warp_from = 1 << 30});
+                            for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(batched(CudaOptions{.lbp_boundaries = cuts}));
+                        }
                         if (lbp)
                             for (Compaction c : kImplementations)
                                 for (int threads : kBlockSizes) {
@@ -350,7 +369,33 @@ int run_bench_detect(const BenchDetectOptions& o) {
                        << fmt(r.gpu_batched_block, "%.3f") << " | " << fmt(r.gpu_batched_cub, "%.3f") << " | "
                        << fmt(r.gpu_latency, "%.3f") << " | " << fmt(r.gpu_latency_no_graph, "%.3f") << " |\n";
             md << "\n";
+            if (prefix) {
+                md << "### The HoG stages after the LBP prefix: batched ms per frame\n\n"
+                   << "Every level: integral histograms of every level (rows + columns). Survivor blocks (default): a gradient "
+                      "plane per level, each survivor's blocks summed from it by a block of warps.\n\n"
+                   << "| size | step | stride | every level | survivor blocks | ratio |\n|---|---|---|---|---|---|\n";
+                for (const Row& r : rows)
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(r.gpu_batched_every_level, "%.3f")
+                       << " | " << fmt(r.gpu_batched, "%.3f") << " | " << fmt(r.gpu_batched_every_level / r.gpu_batched, "%.2f×")
+                       << " |\n";
+                md << "\n";
+            }
             if (lbp) {
+                md << "### WaldBoost compaction boundaries and late parts: batched ms per frame\n\n"
+                   << "Boundaries: the weak-classifier counts after which survivors are compacted (default first). Thread only: "
+                      "one thread per window in every part (default: a warp per window from weak classifier 64 on).\n\n"
+                   << "| size | step | stride |";
+                for (const auto& cuts : kBoundarySets) md << " " << list(cuts) << " |";
+                md << " default, thread only |\n|---|---|---|";
+                for (std::size_t i = 0; i <= kBoundarySets.size(); ++i) md << "---|";
+                md << "\n";
+                for (const Row& r : rows) {
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
+                    for (std::size_t i = 0; i < kBoundarySets.size(); ++i)
+                        md << " " << (i < r.lbp_boundaries.size() ? fmt(r.lbp_boundaries[i], "%.3f") : "–") << " |";
+                    md << " " << fmt(r.gpu_batched_thread_only, "%.3f") << " |\n";
+                }
+                md << "\n";
                 // Macenauer's layout: implementation × block size × frame size, per scan setting.
                 std::map<std::pair<double, int>, std::vector<const Row*>> by_scan;
                 for (const Row& r : rows) by_scan[{r.step, r.stride}].push_back(&r);

@@ -67,6 +67,8 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         options.lbp_block_threads != 512)
         throw DetectError("CudaOptions::lbp_block_threads must be 64, 128, 256 or 512, not " +
                           std::to_string(options.lbp_block_threads));
+    if (options.prefix_planes == PrefixPlanes::WhereSurvivors)
+        throw DetectError("PrefixPlanes::WhereSurvivors is CPU-only: the CUDA backend takes EveryLevel or SurvivorBlocks");
     cuda::Engine& engine = impl_->engine;
     engine.options = options;
     DeviceGuard device(options.device);
@@ -82,6 +84,9 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         for (int part = 0; part < engine.stages.back()->parts(); ++part)
             engine.launches.push_back({static_cast<int>(engine.stages.size()) - 1, part});
     }
+    // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
+    engine.hog_from_gradients = options.prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
+                                !engine.stage_needs.front().hog;
     // Those copies ran on the legacy stream, which the slots' non-blocking streams do not wait for.
     CK(cudaStreamSynchronize(cudaStreamLegacy));
 }
@@ -176,7 +181,9 @@ CudaStepTimes CudaDetector::profile(const ImageView& image) {
     // Rows: writes every point but row 0 (36 bytes); columns: reads and writes rows 2..h of
     // columns 1..w. Gray image reads are small and cached, and not counted.
     std::uint64_t bytes = 0;
-    if (engine.needs.hog)
+    if (engine.hog_from_gradients)
+        for (const cuda::DevLevel& L : s.levels) bytes += static_cast<std::uint64_t>(L.width) * L.height * 4;
+    else if (engine.needs.hog)
         for (const cuda::DevLevel& L : s.levels) {
             bytes += static_cast<std::uint64_t>(L.pitch) * L.height * 36;
             bytes += static_cast<std::uint64_t>(L.width) * std::max(L.height - 1, 0) * 72;

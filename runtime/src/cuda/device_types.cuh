@@ -20,7 +20,9 @@ struct DevLevel {
     int xtab, ytab;     // first entry of this level's resampling tables
     int row0;           // first row block of the row pass (kRowsPerBlock rows each)
     int col0;           // first global column (column pass threads)
+    int strip0;         // first 32-column strip (gray integral column pass blocks)
     long long ih;       // first point of this level's integral histogram
+    long long px;       // first pixel of this level's gradient plane (width × height, row-major)
     long long win0;     // first window id
 };
 

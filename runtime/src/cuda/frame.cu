@@ -39,8 +39,8 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.octaves.push_back({o.at + static_cast<long long>(o.width) * o.height, o.width / 2, o.height / 2});
     }
     std::vector<AxisEntry> xt, yt;
-    long long points = 0, windows = 0;
-    int rows = 0, cols = 0, max_w = 0;
+    long long points = 0, windows = 0, pixels = 0;
+    int rows = 0, cols = 0, strips = 0, max_w = 0;
     for (const PyramidLevel& pl : s.plan) {
         DevLevel L{};
         L.width = pl.width;
@@ -52,7 +52,11 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         L.ytab = static_cast<int>(yt.size());
         L.row0 = rows;  // first row block
         L.col0 = cols;
+        L.strip0 = strips;
+        strips += (pl.width + 31) / 32;
         L.ih = points;
+        L.px = pixels;
+        pixels += static_cast<long long>(pl.width) * pl.height;
         L.win0 = windows;
         const Slot::Octave& o = s.octaves[static_cast<std::size_t>(pl.octave)];
         L.src = o.at;
@@ -71,9 +75,11 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     if (windows > 0x7fffffffLL) throw DetectError("too many windows in one frame for the CUDA backend");
     s.total_rows = rows;
     s.total_cols = cols;
+    s.total_strips = strips;
     s.max_width = max_w;
     s.n_windows = static_cast<std::uint32_t>(windows);
     s.n_points = static_cast<std::size_t>(points);
+    s.n_level_pixels = static_cast<std::size_t>(pixels);
     const std::size_t in_bytes = static_cast<std::size_t>(image.width) * image.height * image.channels;
     s.h_in.reserve(in_bytes);
     s.d_in.reserve(in_bytes);
@@ -87,7 +93,10 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.d_ytab.reserve(yt.size());
     CK(cudaMemcpyAsync(s.d_xtab.p, xt.data(), xt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice, st));
     CK(cudaMemcpyAsync(s.d_ytab.p, yt.data(), yt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice, st));
-    if (engine.needs.hog) {
+    if (engine.needs.hog && engine.hog_from_gradients) {
+        s.d_G.reserve(s.n_level_pixels);
+        if (options.poison) CK(cudaMemsetAsync(s.d_G.p, 0xFF, s.n_level_pixels * sizeof(std::uint32_t), st));
+    } else if (engine.needs.hog) {
     s.d_A.reserve(s.n_points);
     s.d_B.reserve(s.n_points);
     s.d_C.reserve(s.n_points);
@@ -150,7 +159,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.height = image.height;
     s.channels = image.channels;
     s.order = image.order;
-    if (engine.needs.hog) prepare_row_pass(max_w);
+    if (engine.needs.hog) prepare_row_pass(max_w);  // and the gradient-plane pass
 }
 
 namespace {
@@ -193,14 +202,22 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         const Engine::Launch& l = engine.launches[k];
         const std::size_t stage = static_cast<std::size_t>(l.stage);
         // Features are built just before the first launch that reads them.
-        if (engine.stage_needs[stage].hog && !features.hog.A) {
-            build_hog(s, st, ev);
-            features.hog = {s.d_A.p, s.d_B.p, s.d_C.p};
+        if (engine.stage_needs[stage].hog && !features.hog.A && !features.gradients) {
+            if (engine.hog_from_gradients) {
+                if (ev) ev->rows_begin = record_event(ev, st);
+                launch_gradient_plane(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width,
+                                      s.d_G.p, st);
+                if (ev) ev->rows_end = ev->columns_end = record_event(ev, st);
+                features.gradients = s.d_G.p;
+            } else {
+                build_hog(s, st, ev);
+                features.hog = {s.d_A.p, s.d_B.p, s.d_C.p};
+            }
         }
         if (engine.stage_needs[stage].gray_integral && !features.gray) {
             if (ev) ev->gray_integral_begin = record_event(ev, st);
             launch_gray_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.d_I.p, st);
-            launch_gray_column_pass(s.d_levels.p, n_levels, s.total_cols, s.d_I.p, st);
+            launch_gray_column_pass(s.d_levels.p, n_levels, s.total_strips, s.d_I.p, st);
             if (ev) ev->gray_integral_end = record_event(ev, st);
             features.gray = s.d_I.p;
         }

@@ -26,6 +26,7 @@ struct Engine {
     std::vector<std::unique_ptr<CudaStage>> stages;
     std::vector<FeatureNeeds> stage_needs;
     FeatureNeeds needs;  // of all stages
+    bool hog_from_gradients = false;  // PrefixPlanes::SurvivorBlocks and an LBP prefix: gradient planes, no integral histograms
     // The frame's launches in order: each stage's parts (stage_kinds.cuh).
     struct Launch {
         int stage, part;
@@ -57,7 +58,7 @@ struct Slot {
         int width, height;
     };
     std::vector<Octave> octaves;
-    int total_rows = 0, total_cols = 0, max_width = 0;
+    int total_rows = 0, total_cols = 0, total_strips = 0, max_width = 0;
     std::uint32_t n_windows = 0;
     std::size_t n_points = 0;
     PinnedBuffer<std::uint8_t> h_in;
@@ -67,6 +68,8 @@ struct Slot {
     DeviceBuffer<uint4> d_A, d_B;
     DeviceBuffer<std::uint32_t> d_C;
     DeviceBuffer<std::uint32_t> d_I;  // gray integral images (LBP)
+    DeviceBuffer<std::uint32_t> d_G;  // gradient planes (HoG blocks after an LBP prefix)
+    std::size_t n_level_pixels = 0;
     DeviceBuffer<float> d_stage_sum;
     DeviceBuffer<unsigned long long> d_weak;
     PinnedBuffer<unsigned long long> h_weak;

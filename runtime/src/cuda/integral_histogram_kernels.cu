@@ -132,6 +132,39 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     }
 }
 
+// Gradient planes: the row pass's rows and bins, written per pixel instead of scanned.
+__global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::uint8_t* __restrict__ gray,
+                                                                      const DevLevel* __restrict__ levels, int n_levels,
+                                                                      const AxisEntry* __restrict__ xtab,
+                                                                      const AxisEntry* __restrict__ ytab,
+                                                                      OrientationBoundaries ob, std::uint32_t* G) {
+    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
+    const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
+    const DevLevel L = levels[li];
+    const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
+    const int W = L.width, H = L.height;
+    const int n_rows = min(kRowsPerBlock, H - y0);
+    for (int r = 0; r < n_rows + 2; ++r) {
+        const int yy = min(max(y0 - 1 + r, 0), H - 1);
+        const AxisEntry ty = ytab[L.ytab + yy];
+        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
+    }
+    __syncthreads();
+    for (int r = 0; r < n_rows; ++r) {
+        const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
+        const std::uint8_t* mid = up + W;
+        const std::uint8_t* down = mid + W;
+        std::uint32_t* out = G + L.px + static_cast<long long>(y0 + r) * W;
+        for (int x = threadIdx.x; x < W; x += kRowThreads) {
+            const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
+            const int gy = int(down[x]) - int(up[x]);
+            std::uint32_t bin, mag;
+            bin_and_magnitude(gx, gy, ob, bin, mag);
+            out[x] = bin << 24 | mag;
+        }
+    }
+}
+
 // One thread per (plane, level, column x >= 1): accumulates down the column. Modular uint32
 // addition, as on the CPU.
 __global__ void __launch_bounds__(kThreads) column_pass_kernel(const DevLevel* __restrict__ levels, int n_levels,
@@ -151,8 +184,17 @@ __global__ void __launch_bounds__(kThreads) column_pass_kernel(const DevLevel* _
 
 void prepare_row_pass(int max_width) {
     const std::size_t smem = (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width);
-    if (smem > 48 * 1024)
+    if (smem > 48 * 1024) {
         CK(cudaFuncSetAttribute(row_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        CK(cudaFuncSetAttribute(gradient_plane_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    }
+}
+
+void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
+                           const AxisEntry* ytab, int total_row_blocks, int max_width, std::uint32_t* G, cudaStream_t stream) {
+    gradient_plane_kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
+        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), G);
+    CK_LAUNCH();
 }
 
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,

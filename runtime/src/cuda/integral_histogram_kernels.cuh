@@ -23,6 +23,13 @@ void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_lev
 // outside graph capture).
 void prepare_row_pass(int max_width);
 
+// Gradient planes instead (hog_svm stages after an LBP prefix, PrefixPlanes::SurvivorBlocks): the
+// row pass's resampling and binning without the scan. Thread mapping: one block of 128 threads
+// per (level, 4 rows), a thread per pixel of a row; writes bin << 24 | magnitude (features'
+// GradientPlane) at level L's L.px. prepare_row_pass() sizes its shared memory too.
+void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
+                           const AxisEntry* ytab, int total_row_blocks, int max_width, std::uint32_t* G, cudaStream_t stream);
+
 // Column pass. Thread mapping: one thread per (plane, level, column x >= 1); each adds down its
 // column, 8 loads in flight. Modular uint32 addition, as on the CPU.
 void launch_column_pass(const DevLevel* levels, int n_levels, int total_cols, uint4* A, uint4* B, std::uint32_t* C,

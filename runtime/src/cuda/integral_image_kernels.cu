@@ -49,13 +49,44 @@ __global__ void __launch_bounds__(kGrayThreads) gray_row_pass_kernel(const std::
     }
 }
 
-__global__ void __launch_bounds__(kThreads) gray_column_pass_kernel(const DevLevel* __restrict__ levels, int n_levels,
-                                                                     int total_cols, std::uint32_t* I) {
-    const int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= total_cols) return;
-    const int li = find_level(n_levels, c, [&](int l) { return static_cast<long long>(levels[l].col0); });
+constexpr int kBands = 8;
+
+// Rows y0..y1 (inclusive) of one column: their sum, or (running) their prefix sums from `acc`.
+template <bool Write>
+__device__ __forceinline__ std::uint32_t walk_band(std::uint32_t* p, long long pitch, int y0, int y1, std::uint32_t acc) {
+    int y = y0;
+    for (; y + 7 <= y1; y += 8) {
+        std::uint32_t v[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) v[j] = p[(y + j) * pitch];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            acc += v[j];
+            if (Write) p[(y + j) * pitch] = acc;
+        }
+    }
+    for (; y <= y1; ++y) {
+        acc += p[y * pitch];
+        if (Write) p[y * pitch] = acc;
+    }
+    return acc;
+}
+
+__global__ void __launch_bounds__(32 * kBands) gray_column_pass_kernel(const DevLevel* __restrict__ levels, int n_levels,
+                                                                       std::uint32_t* I) {
+    __shared__ std::uint32_t band_sum[kBands][32];
+    const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].strip0); });
     const DevLevel L = levels[li];
-    scan_column(I + L.ih + (c - L.col0) + 1, L.pitch, L.height, [](std::uint32_t a, std::uint32_t b) { return a + b; });
+    const int x = 1 + (static_cast<int>(blockIdx.x) - L.strip0) * 32 + static_cast<int>(threadIdx.x);
+    const bool active = x <= L.width;
+    const int band = threadIdx.y, len = (L.height + kBands - 1) / kBands;
+    const int y0 = 1 + band * len, y1 = min(L.height, (band + 1) * len);  // point rows 1..height
+    std::uint32_t* p = I + L.ih + x;
+    band_sum[band][threadIdx.x] = active ? walk_band<false>(p, L.pitch, y0, y1, 0u) : 0u;
+    __syncthreads();
+    std::uint32_t offset = 0;
+    for (int b = 0; b < band; ++b) offset += band_sum[b][threadIdx.x];
+    if (active) walk_band<true>(p, L.pitch, y0, y1, offset);
 }
 }  // namespace
 
@@ -65,9 +96,8 @@ void launch_gray_row_pass(const std::uint8_t* gray, const DevLevel* levels, int 
     CK_LAUNCH();
 }
 
-void launch_gray_column_pass(const DevLevel* levels, int n_levels, int total_cols, std::uint32_t* I, cudaStream_t stream) {
-    gray_column_pass_kernel<<<blocks_for(static_cast<std::size_t>(total_cols)), kThreads, 0, stream>>>(levels, n_levels,
-                                                                                                         total_cols, I);
+void launch_gray_column_pass(const DevLevel* levels, int n_levels, int total_strips, std::uint32_t* I, cudaStream_t stream) {
+    gray_column_pass_kernel<<<total_strips, dim3(32, kBands), 0, stream>>>(levels, n_levels, I);
     CK_LAUNCH();
 }
 

@@ -18,8 +18,11 @@ namespace cascadekit::cuda {
 void launch_gray_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                           const AxisEntry* ytab, int total_row_blocks, std::uint32_t* I, cudaStream_t stream);
 
-// Column pass. Thread mapping: one thread per (level, column x >= 1); each adds down its column,
-// 8 loads in flight.
-void launch_gray_column_pass(const DevLevel* levels, int n_levels, int total_cols, std::uint32_t* I, cudaStream_t stream);
+// Column pass. Thread mapping: one block of 32 × 8 threads per (level, strip of 32 columns x >= 1):
+// lane = column, warp = one of 8 bands of rows. Each warp sums its band's rows (coalesced 128-byte
+// rows, 8 loads in flight), the bands' totals are scanned in shared memory, then each warp adds
+// down its band from its offset. Modular uint32 sums are exact in any order, so the result is the
+// CPU's; eight bands give eight times the parallelism of a thread per column.
+void launch_gray_column_pass(const DevLevel* levels, int n_levels, int total_strips, std::uint32_t* I, cudaStream_t stream);
 
 }  // namespace cascadekit::cuda

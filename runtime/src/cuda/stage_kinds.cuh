@@ -20,6 +20,9 @@ namespace cascadekit::cuda {
 struct FrameFeatures {
     HogPlanes hog{};
     const std::uint32_t* gray = nullptr;  // gray integral images (integral_image_kernels.cuh), level L at L.ih
+    // Instead of hog: gradient planes (bin << 24 | magnitude per pixel, as features' GradientPlane),
+    // level L at L.px; hog_svm stages then sum each window's blocks from them.
+    const std::uint32_t* gradients = nullptr;
 };
 
 // A stage runs as one or more launches ("parts"), each over the survivors of the one before:

@@ -4,7 +4,9 @@
 // so decisions and scores are bit-identical). The sequence runs in parts: every window through the
 // first weak classifiers, then the survivors, compacted at boundaries (CudaOptions::lbp_boundaries,
 // Macenauer's 1, 8, 64, 256, 512 by default), so that few threads idle while their warp's last
-// window is still being evaluated.
+// window is still being evaluated. Parts from CudaOptions::lbp_warp_from on run a warp per
+// window: the few windows that get that far each take hundreds of weak classifiers, which one
+// thread would look up one after another (1.2 ms for 1536 weak classifiers at 1920×1080).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -87,10 +89,76 @@ __global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const
     }
 }
 
+// Late parts, few survivors with many weak classifiers each. Thread mapping: one warp per window
+// (grid-stride over the survivors); lane l looks up weak classifier c0 + l of each chunk of 32 at
+// once (their loads overlap instead of queueing one after another), then every lane adds the 32
+// responses in weak-classifier order from shuffles, so the running sum, and the weak classifier
+// at which it first falls below θ_B, are the CPU's. A warp's lanes hold the same sum, so they
+// leave the loop together. Lane 0 records the window and appends it (one atomicAdd a survivor).
+template <int Cap, int Threads>
+__global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+                                                                  const float* __restrict__ tables,
+                                                                  const __grid_constant__ Part<Cap> p) {
+    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
+    const std::uint32_t loop_n = a.flags ? a.n_windows : count;
+    const int lane = threadIdx.x & 31;
+    const std::uint32_t warps = gridDim.x * Threads / 32;
+    for (std::uint32_t w = (blockIdx.x * Threads + threadIdx.x) / 32; w < loop_n; w += warps) {
+        if (w >= count) {
+            if (lane == 0) a.flags[w] = 0;  // only reached with flags (loop_n > count)
+            continue;
+        }
+        const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
+        long long origin;
+        int pitch;
+        window_origin(a, id, origin, pitch);
+        const std::uint32_t* o = gray + origin;
+        float h = p.first == 0 ? 0.0f : a.stage_sum[id];
+        int evaluated = 0;
+        bool rejected = false;
+        float margin = 0.0f;
+        for (int c0 = 0; c0 < p.count && !rejected; c0 += 32) {
+            const int t = c0 + lane;
+            float r = 0.0f;
+            if (t < p.count) {
+                const DevWeak& c = p.weak[t];
+                r = __ldg(tables + (static_cast<std::size_t>(p.first + t) << 8) +
+                          lbp_code(o, static_cast<std::size_t>(pitch), c.x, c.y, c.w, c.h));
+            }
+            const int lim = min(32, p.count - c0);
+            for (int j = 0; j < lim; ++j) {
+                h += __shfl_sync(kFullMask, r, j);
+                ++evaluated;
+                if (h < p.weak[c0 + j].theta) {
+                    rejected = true;
+                    margin = h - p.weak[c0 + j].theta;
+                    break;
+                }
+            }
+        }
+        if (lane == 0) {
+            atomicAdd(a.weak_count, static_cast<unsigned long long>(evaluated));
+            bool pass = false;
+            if (rejected) {
+                record(a, id, margin, false);
+            } else if (p.last) {
+                const float score = h - p.final_threshold;
+                pass = score >= 0.0f;
+                record(a, id, score, pass);
+            } else {
+                a.stage_sum[id] = h;
+                pass = true;
+            }
+            if (a.flags) a.flags[w] = pass ? 1 : 0;
+            else if (pass) a.out_ids[atomicAdd(a.out_count, 1u)] = id;
+        }
+    }
+}
+
 class WaldBoostLbpCudaStage final : public CudaStage {
 public:
     WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options)
-        : final_(stage.final_threshold), threads_(options.lbp_block_threads) {
+        : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from) {
         std::vector<float> tables;
         tables.reserve(stage.weak.size() * 256);
         for (const LbpWeakClassifier& c : stage.weak) {
@@ -135,13 +203,14 @@ private:
                      cudaStream_t stream) const {
         // Grid: every window for the frame's first launch; later launches (fewer survivors, their
         // count known only on the device) loop over them with a few waves of blocks.
-        const int all = blocks_for(s.n_windows, Threads);
+        const bool warp = first >= warp_from_;
+        const int all = blocks_for(static_cast<std::size_t>(s.n_windows) * (warp ? 32 : 1), Threads);
         const int grid = grid_limit > 0 ? std::min(all, grid_limit * kThreads / Threads) : all;
-        if (count <= kSmallPart) launch_cap<kSmallPart, Threads>(s, f, first, count, last, grid, stream);
-        else launch_cap<kLargePart, Threads>(s, f, first, count, last, grid, stream);
+        if (count <= kSmallPart) launch_cap<kSmallPart, Threads>(s, f, first, count, last, grid, warp, stream);
+        else launch_cap<kLargePart, Threads>(s, f, first, count, last, grid, warp, stream);
     }
     template <int Cap, int Threads>
-    void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid,
+    void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid, bool warp,
                     cudaStream_t stream) const {
         Part<Cap> p{};
         p.first = first;
@@ -149,12 +218,13 @@ private:
         p.last = last;
         p.final_threshold = final_;
         std::copy(weak_.begin() + first, weak_.begin() + first + count, p.weak);
-        lbp_part_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, p);
+        if (warp) lbp_part_warp_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, p);
+        else lbp_part_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, p);
         CK_LAUNCH();
     }
 
     float final_;
-    int threads_;
+    int threads_, warp_from_;
     std::vector<DevWeak> weak_;
     DeviceBuffer<float> tables_;
     std::vector<int> ends_;  // the weak-classifier count at the end of each part

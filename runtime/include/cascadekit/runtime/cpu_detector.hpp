@@ -7,15 +7,6 @@
 
 namespace cascadekit {
 
-// How a cascade whose first stages read fewer feature planes than the rest (an LBP prefix in
-// front of HoG stages) gets the HoG planes of a level. The same detections every way.
-enum class PrefixPlanes {
-    EveryLevel,          // every plane of every level first, then every stage (as without a prefix)
-    WhereSurvivors,      // the prefix on every window; a level's integral histogram only when some
-                         // window survived it, then the other stages on the survivors
-    SurvivorBlocks,      // the prefix on every window; then only a per-pixel gradient plane, and each
-                         // survivor's blocks summed from it (no integral histogram at all)
-};
 struct CpuOptions {
     PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
 };

@@ -60,6 +60,13 @@ struct CudaOptions {
     // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
     // others). Block atomics gather one block's survivors at a time.
     int lbp_block_threads = 256;
+    // Parts that start at this weak classifier or later run one warp per window (lanes look up 32
+    // weak classifiers at once, summed in order); earlier parts one thread per window.
+    int lbp_warp_from = 64;
+    // Models with an LBP prefix in front of HoG stages: EveryLevel builds every level's integral
+    // histograms (as without a prefix); SurvivorBlocks (default) builds only a per-pixel gradient
+    // plane per level and sums each survivor's blocks from it. WhereSurvivors is CPU-only.
+    PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
     bool use_graph = true;  // replay the frame's launches as a CUDA graph
     int device = 0;  // the CUDA device the detector lives and runs on
     // Tests: fill every device buffer with 0xFF bytes when it is sized, so that any output the

@@ -84,6 +84,17 @@ inline constexpr EnumNames<Backend, 3> kBackendNames{{{{Backend::Auto, "auto"}, 
 std::string to_string(Backend backend);
 bool parse_backend(const std::string& text, Backend& out);
 
+// How a cascade whose first stages read fewer feature planes than the rest (an LBP prefix in
+// front of HoG stages) gets the HoG planes of a level (CpuOptions, CudaOptions). The same
+// detections every way.
+enum class PrefixPlanes {
+    EveryLevel,          // every plane of every level first, then every stage (as without a prefix)
+    WhereSurvivors,      // the prefix on every window; a level's integral histogram only when some
+                         // window survived it, then the other stages on the survivors (CPU only)
+    SurvivorBlocks,      // the prefix on every window; then only a per-pixel gradient plane, and each
+                         // survivor's blocks summed from it (no integral histogram at all)
+};
+
 // Thread safety: one Detector serves one detect() call at a time (it owns reusable buffers);
 // use one Detector per thread for concurrent calls. Results do not depend on the thread count.
 class Detector {
