@@ -135,18 +135,20 @@ __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, Ho
 
 // After an LBP prefix, from gradient planes (PrefixPlanes::SurvivorBlocks): no integral
 // histograms; each survivor's blocks are summed pixel by pixel. Thread mapping: one block of
-// kPlaneWarps warps per window (grid-stride over the survivors); warp j sums learner c0 + j's block,
-// lanes over its pixels, into its 36 cell bins in shared memory (shared atomics: integer sums,
-// exact in any order, so equal to the integral histogram's differences); lane 0 normalises and
-// votes; thread 0 adds the votes in learner order, as hog_stage_sum does on the CPU.
-constexpr int kPlaneWarps = 4;
-__global__ void __launch_bounds__(32 * kPlaneWarps) stage_plane_kernel(SurvivorArgs a, HogStageArgs h,
-                                                                        const std::uint32_t* __restrict__ G) {
-    __shared__ std::uint32_t bins[kPlaneWarps][kBlockDims];
-    __shared__ float votes[kPlaneWarps];
+// kPlaneThreads threads per window (grid-stride over the survivors); the learners in chunks of up
+// to kPlaneChunk: for each learner of the chunk, the block's threads split its pixels and add them
+// into its 36 cell bins in shared memory (shared atomics: integer sums, exact in any order, so
+// equal to the integral histogram's differences); thread j then normalises learner j and votes;
+// thread 0 adds the votes in learner order, as hog_stage_sum does on the CPU. A stage's pixels are
+// spread over the whole block, so its critical path is short even for the few windows of late
+// stages (a warp per learner took 50 µs a stage at 1280×960).
+constexpr int kPlaneThreads = 256, kPlaneChunk = 16;
+__global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs a, HogStageArgs h,
+                                                                     const std::uint32_t* __restrict__ G) {
+    __shared__ std::uint32_t bins[kPlaneChunk * kBlockDims];
+    __shared__ float votes[kPlaneChunk];
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
     constexpr float kToGray = 1.0f / kMagnitudeScale;
     for (std::uint32_t w = blockIdx.x; w < loop_n; w += gridDim.x) {
         if (w >= count) {
@@ -160,31 +162,34 @@ __global__ void __launch_bounds__(32 * kPlaneWarps) stage_plane_kernel(SurvivorA
         const int wy = local / L.cols, wx = local - wy * L.cols;
         const std::uint32_t* plane = G + L.px + static_cast<long long>(wy * a.stride) * L.width + wx * a.stride;
         float sum = 0.0f;  // thread 0's
-        for (int c0 = 0; c0 < h.stage.count; c0 += kPlaneWarps) {
-            const int k = c0 + warp;
-            if (k < h.stage.count) {
-                for (int i = lane; i < kBlockDims; i += 32) bins[warp][i] = 0;
-                __syncwarp();
-                const DevLearner& l = h.learners[k];
-                const int hw = l.bw / 2, hh = l.bh / 2, n = l.bw * l.bh;
+        for (int c0 = 0; c0 < h.stage.count; c0 += kPlaneChunk) {
+            const int m = min(kPlaneChunk, h.stage.count - c0);
+            for (int i = threadIdx.x; i < m * kBlockDims; i += kPlaneThreads) bins[i] = 0;
+            __syncthreads();
+            for (int j = 0; j < m; ++j) {
+                const DevLearner& l = h.learners[c0 + j];
+                const int bw = l.bw, hw = l.bw / 2, hh = l.bh / 2, n = l.bw * l.bh;
                 const std::uint32_t* block = plane + static_cast<long long>(l.by) * L.width + l.bx;
-                for (int q = lane; q < n; q += 32) {
-                    const int py = q / l.bw, px = q - py * l.bw;
+                std::uint32_t* b = bins + j * kBlockDims;
+#pragma unroll 4
+                for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
+                    const int py = q / bw, px = q - py * bw;
                     const std::uint32_t e = __ldg(block + static_cast<long long>(py) * L.width + px);
-                    const int cell = (py >= hh ? 2 : 0) + (px >= hw ? 1 : 0);
-                    atomicAdd(&bins[warp][cell * kOrientationBins + static_cast<int>(e >> 24)], e & 0xFFFFFFu);
-                }
-                __syncwarp();
-                if (lane == 0) {
-                    float v[kBlockDims];
-                    for (int i = 0; i < kBlockDims; ++i) v[i] = static_cast<float>(bins[warp][i]) * kToGray;
-                    block_math::normalise(v, h.norm, h.epsilon, h.hys_clip);
-                    votes[warp] = block_math::vote(h.stage.binary != 0, l.alpha, block_math::margin(l.w, l.bias, v));
+                    atomicAdd(b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins + static_cast<int>(e >> 24),
+                              e & 0xFFFFFFu);
                 }
             }
             __syncthreads();
+            if (static_cast<int>(threadIdx.x) < m) {
+                const DevLearner& l = h.learners[c0 + threadIdx.x];
+                float v[kBlockDims];
+                for (int i = 0; i < kBlockDims; ++i) v[i] = static_cast<float>(bins[threadIdx.x * kBlockDims + i]) * kToGray;
+                block_math::normalise(v, h.norm, h.epsilon, h.hys_clip);
+                votes[threadIdx.x] = block_math::vote(h.stage.binary != 0, l.alpha, block_math::margin(l.w, l.bias, v));
+            }
+            __syncthreads();
             if (threadIdx.x == 0)
-                for (int j = 0; j < kPlaneWarps && c0 + j < h.stage.count; ++j) sum += votes[j];
+                for (int j = 0; j < m; ++j) sum += votes[j];
             __syncthreads();  // bins and votes are reused
         }
         if (threadIdx.x == 0) {
@@ -227,10 +232,10 @@ public:
     void launch(const SurvivorArgs& s, const FrameFeatures& f, int, int grid_limit, cudaStream_t stream) const override {
         HogStageArgs h = args_;
         h.planes = f.hog;
-        if (f.gradients) {  // a block of warps per survivor; never the frame's first launch (an LBP prefix runs first)
+        if (f.gradients) {  // a block per survivor; never the frame's first launch (an LBP prefix runs first)
             const int all = static_cast<int>(std::min<std::size_t>(s.n_windows, 0x7fffffff));
             const int grid = grid_limit > 0 ? std::min(all, grid_limit * 4) : all;
-            stage_plane_kernel<<<grid, 32 * kPlaneWarps, 0, stream>>>(s, h, f.gradients);
+            stage_plane_kernel<<<grid, kPlaneThreads, 0, stream>>>(s, h, f.gradients);
             CK_LAUNCH();
             return;
         }
