@@ -123,8 +123,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
         if (!parse_backend(o.backend, backend)) throw std::runtime_error("bad --backend " + o.backend);
         if (o.lbp_weak < 0) throw std::runtime_error("--lbp-weak must be >= 0");
         const CascadeModel model = o.lbp_weak > 0 ? pad_lbp(load_model(o.model), o.lbp_weak) : load_model(o.model);
-        [[maybe_unused]] bool lbp = false;
-        for (const Stage& st : model.stages) lbp = lbp || st.get_if<WaldBoostLbpStage>() != nullptr;
+        [[maybe_unused]] const bool lbp = feature_family(model) != "hog";  // some waldboost_lbp stage
         const bool prefix = CascadeEvaluator(model).prefix_stages() > 0;  // an LBP prefix in front of HoG stages
         [[maybe_unused]] bool gpu = false;  // set only in CUDA builds
 #if CASCADEKIT_HAVE_CUDA
@@ -216,33 +215,27 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             throw std::runtime_error("CUDA and CPU detections differ on " + size + " (run the gpu tests)");
                         r.gpu_latency = median_ms(o.repeats, [&] { cuda.detect(view); });
                         const std::vector<ImageView> many(static_cast<std::size_t>(o.batch), view);
-                        r.gpu_batched = median_ms(std::max(3, o.repeats / 4), [&] { cuda.detect_batch(many, o.slots); }) / o.batch;
+                        const int batch_repeats = std::max(3, o.repeats / 4);
+                        auto batched = [&](Detector& d) { return median_ms(batch_repeats, [&] { d.detect_batch(many, o.slots); }) / o.batch; };
+                        auto batched_with = [&](const CudaOptions& opt) {
+                            CudaDetector d(model, p, opt);
+                            return batched(d);
+                        };
+                        r.gpu_batched = batched(cuda);
                         {
                             CudaDetector plain(model, p, CudaOptions{.use_graph = false});
                             r.gpu_latency_no_graph = median_ms(o.repeats, [&] { plain.detect(view); });
-                            CudaDetector cub(model, p, CudaOptions{.compaction = Compaction::CubSelect});
-                            r.gpu_batched_cub = median_ms(std::max(3, o.repeats / 4), [&] { cub.detect_batch(many, o.slots); }) / o.batch;
-                            CudaDetector warp(model, p, CudaOptions{.compaction = Compaction::WarpAtomics});
-                            r.gpu_batched_warp =
-                                median_ms(std::max(3, o.repeats / 4), [&] { warp.detect_batch(many, o.slots); }) / o.batch;
                         }
-                        const int batch_repeats = std::max(3, o.repeats / 4);
-                        auto batched = [&](const CudaOptions& opt) {
-                            CudaDetector d(model, p, opt);
-                            return median_ms(batch_repeats, [&] { d.detect_batch(many, o.slots); }) / o.batch;
-                        };
-                        if (prefix) r.gpu_batched_every_level = batched(CudaOptions{.prefix_planes = PrefixPlanes::EveryLevel});
+                        r.gpu_batched_cub = batched_with(CudaOptions{.compaction = Compaction::CubSelect});
+                        r.gpu_batched_warp = batched_with(CudaOptions{.compaction = Compaction::WarpAtomics});
+                        if (prefix) r.gpu_batched_every_level = batched_with(CudaOptions{.prefix_planes = PrefixPlanes::EveryLevel});
                         if (lbp) {
-                            r.gpu_batched_thread_only = batched(CudaOptions{.lbp_warp_from = 1 << 30});
-                            for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(batched(CudaOptions{.lbp_boundaries = cuts}));
-                        }
-                        if (lbp)
+                            r.gpu_batched_thread_only = batched_with(CudaOptions{.lbp_warp_from = 1 << 30});
+                            for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(batched_with(CudaOptions{.lbp_boundaries = cuts}));
                             for (Compaction c : kImplementations)
-                                for (int threads : kBlockSizes) {
-                                    CudaDetector d(model, p, CudaOptions{.compaction = c, .lbp_block_threads = threads});
-                                    r.lbp_designs.push_back(
-                                        median_ms(std::max(3, o.repeats / 4), [&] { d.detect_batch(many, o.slots); }) / o.batch);
-                                }
+                                for (int threads : kBlockSizes)
+                                    r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
+                        }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
                         // Median per step, over the profiled frames.
@@ -373,7 +366,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
             if (prefix) {
                 md << "### The HoG stages after the LBP prefix: batched ms per frame\n\n"
                    << "Every level: integral histograms of every level (rows + columns). Survivor blocks (default): a gradient "
-                      "plane per level, each survivor's blocks summed from it by a block of warps.\n\n"
+                      "plane per level, each survivor's blocks summed from it by a block of threads.\n\n"
                    << "| size | step | stride | every level | survivor blocks | ratio |\n|---|---|---|---|---|---|\n";
                 for (const Row& r : rows)
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(r.gpu_batched_every_level, "%.3f")
