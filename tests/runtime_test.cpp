@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <bit>
 #include <cmath>
 
 #include "cascadekit/features/gradient.hpp"
@@ -421,4 +422,52 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
         }
     }
     EXPECT_GE(with_detections, 2u);
+}
+
+// WaldBoost rows run side by side (SIMD code loops, then the survivors alone): every window's
+// outcome, score bits and weak-classifier count equal the window-by-window evaluation, for
+// sequences from 1 to 300 weak classifiers, every step the detector may use (1 and 2 have their
+// own loops), rows shorter and longer than a chunk of 64 windows, and thresholds from "all pass"
+// to "all leave at the first".
+TEST(CpuDetector, WaldBoostRowsSideBySideEqualWindowByWindow) {
+    const GrayImage img = blobby_image(300, 90, 81);
+    LevelFeatures f;
+    f.gray.compute(img);
+    std::size_t cases = 0, rejected_early = 0, passed_all = 0;
+    for (int weak : {1, 8, 70, 300})
+        for (int step : {1, 2, 3, 5}) {
+            CascadeModel m = random_lbp_model(90u + static_cast<unsigned>(weak * 7 + step), weak, 24, 26, img, step);
+            for (float shift : {0.0f, -1e6f, 1e6f}) {  // as calibrated, nothing rejected, everything rejected
+                auto& wb = m.stages[0].as<WaldBoostLbpStage>();
+                CascadeModel shifted = m;
+                for (LbpWeakClassifier& c : shifted.stages[0].as<WaldBoostLbpStage>().weak) c.reject_threshold += shift;
+                shifted.stages[0].as<WaldBoostLbpStage>().final_threshold = wb.final_threshold + shift;
+                const CascadeEvaluator ev(shifted);
+                for (int y : {0, 17, img.height - 26}) {
+                    const int count = (img.width - 24) / step + 1;
+                    for (int x0 : {0, step == 1 ? 3 : 0}) {
+                        const int n = x0 ? std::min(count - x0, 40) : count;  // a row shorter than a chunk
+                        std::vector<WindowProgress> progress(static_cast<std::size_t>(n));
+                        std::vector<std::uint8_t> passed(static_cast<std::size_t>(n));
+                        ev.evaluate_stages_row(f, x0, step, n, y, 0, 1, progress.data(), passed.data());
+                        for (int k = 0; k < n; ++k) {
+                            WindowProgress p;
+                            const bool ok = ev.evaluate_stages(f, x0 + k * step, y, 0, 1, p);
+                            const WindowProgress& q = progress[static_cast<std::size_t>(k)];
+                            ASSERT_EQ(ok, passed[static_cast<std::size_t>(k)] != 0) << weak << " " << step << " " << k;
+                            ASSERT_EQ(p.outcome.rejected_at, q.outcome.rejected_at);
+                            ASSERT_EQ(p.outcome.weak_evaluated, q.outcome.weak_evaluated);
+                            ASSERT_EQ(std::bit_cast<std::uint32_t>(p.outcome.score), std::bit_cast<std::uint32_t>(q.outcome.score));
+                            ASSERT_EQ(std::bit_cast<std::uint32_t>(p.cleared), std::bit_cast<std::uint32_t>(q.cleared));
+                            ++cases;
+                            rejected_early += !ok && p.outcome.weak_evaluated < static_cast<std::uint32_t>(weak);
+                            passed_all += ok;
+                        }
+                    }
+                }
+            }
+        }
+    // Both phases ran: windows left early and windows went through whole sequences.
+    EXPECT_GT(rejected_early, cases / 4);
+    EXPECT_GT(passed_all, cases / 10);
 }

@@ -392,6 +392,16 @@ TEST(WaldBoost, JitteredPositiveCopies) {
     EXPECT_EQ(shifted.at(0, 2), g.at(0, 2));  // edge replicated
     const GrayImage turned = detail::jittered(g, 90, 1, 0, 0);  // a quarter turn about the centre
     EXPECT_EQ(turned.pixels, transformed(g, ImageTransform::Rotate90).pixels);
+    // Reduced 2× and enlarged back: a 2×2 checkerboard of 2-pixel squares becomes flat grey where
+    // each small pixel averages one square, and a flat image stays as it is.
+    GrayImage board(8, 8), flat(7, 5);
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 8; ++x) board.at(x, y) = ((x / 2 + y / 2) % 2) ? 200 : 40;
+    std::fill(flat.pixels.begin(), flat.pixels.end(), std::uint8_t{90});
+    EXPECT_EQ(detail::low_res(board, 1).pixels, board.pixels);
+    EXPECT_EQ(detail::low_res(flat, 2.7).pixels, flat.pixels);
+    const GrayImage board4 = detail::low_res(board, 4);  // each small pixel covers 2×2 squares: mean 120
+    for (std::uint8_t v : board4.pixels) EXPECT_EQ(v, 120);
     const GrayImage zoomed = detail::jittered(g, 0, 2, 0, 0);
     EXPECT_EQ(zoomed.at(2, 2), g.at(2, 2));
     EXPECT_EQ(zoomed.at(4, 2), g.at(3, 2));  // twice as large: 2 pixels out shows 1 pixel out
@@ -414,6 +424,11 @@ TEST(WaldBoost, JitteredPositiveCopies) {
     EXPECT_NE(a[10].pixels, a[0].pixels);
     EXPECT_NE(a[20].pixels, a[10].pixels);
     EXPECT_NE(detail::load_crops(crops, read_pgm, 64, 128, data, 4)[10].pixels, a[10].pixels);  // another seed
+    DataConfig blurred = data;
+    blurred.jitter_low_res = 3;
+    const auto c = detail::load_crops(crops, read_pgm, 64, 128, blurred, 3);
+    for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(c[i].pixels, a[i].pixels) << i;  // the crops themselves stay sharp
+    EXPECT_NE(c[10].pixels, a[10].pixels);
 
     TrainConfig cfg = tiny_waldboost_config();
     cfg.data.jitter_copies = 1;

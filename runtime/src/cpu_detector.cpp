@@ -79,11 +79,14 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                 RowResult& out = row_results[static_cast<std::size_t>(row)];
                 out.rejected.assign(n_stages, 0);
                 const int y = row * params_.stride;
+                std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));
+                std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
+                evaluator_.evaluate_stages_row(features_, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
+                out.scanned += static_cast<std::uint64_t>(cols);
                 for (int col = 0; col < cols; ++col) {
                     const int x = col * params_.stride;
-                    ++out.scanned;
-                    WindowProgress p;
-                    if (!evaluator_.evaluate_stages(features_, x, y, 0, first, p)) record(out, x, y, p.outcome);
+                    const WindowProgress& p = progress[static_cast<std::size_t>(col)];
+                    if (!passed[static_cast<std::size_t>(col)]) record(out, x, y, p.outcome);
                     else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
                     else out.survivors.push_back({x, p});
                 }

@@ -37,19 +37,41 @@ CascadeEvaluator::CascadeEvaluator(const CascadeModel& model) : model_(model) {
     }
 }
 
+void StageEvaluator::evaluate_row(const LevelFeatures& f, int x0, int step, int count, int y, StageOutcome* out) const {
+    for (int k = 0; k < count; ++k) out[k] = evaluate(f, x0 + k * step, y);
+}
+
+namespace {
+// Folds one stage's outcome into a window's progress; false when the stage rejected it.
+bool fold(const StageOutcome& o, std::size_t stage, WindowProgress& p) {
+    p.outcome.weak_evaluated += o.weak_evaluated;
+    p.outcome.score = o.score;
+    if (o.score < 0.0f) {
+        p.outcome.rejected_at = static_cast<int>(stage);
+        return false;
+    }
+    p.cleared += o.score;
+    return true;
+}
+}  // namespace
+
+void CascadeEvaluator::evaluate_stages_row(const LevelFeatures& f, int x0, int step, int count, int y, std::size_t begin,
+                                           std::size_t end, WindowProgress* progress, std::uint8_t* passed) const {
+    std::vector<StageOutcome> first(static_cast<std::size_t>(count));
+    stages_[begin]->evaluate_row(f, x0, step, count, y, first.data());
+    for (int k = 0; k < count; ++k) {
+        WindowProgress& p = progress[k];
+        p = {};
+        passed[k] = fold(first[static_cast<std::size_t>(k)], begin, p) &&
+                    evaluate_stages(f, x0 + k * step, y, begin + 1, end, p);
+    }
+}
+
 bool CascadeEvaluator::evaluate_stages(const LevelFeatures& f, int x, int y, std::size_t begin, std::size_t end,
                                        WindowProgress& p) const {
     // The running sum of the passed stages' margins, in stage order (as on the GPU).
-    for (std::size_t s = begin; s < end; ++s) {
-        const StageOutcome o = stages_[s]->evaluate(f, x, y);
-        p.outcome.weak_evaluated += o.weak_evaluated;
-        p.outcome.score = o.score;
-        if (o.score < 0.0f) {
-            p.outcome.rejected_at = static_cast<int>(s);
-            return false;
-        }
-        p.cleared += o.score;
-    }
+    for (std::size_t s = begin; s < end; ++s)
+        if (!fold(stages_[s]->evaluate(f, x, y), s, p)) return false;
     return true;
 }
 

@@ -92,6 +92,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.jitter_rotate", d.jitter_rotate);
     r.get("data.jitter_scale", d.jitter_scale);
     r.get("data.jitter_shift", d.jitter_shift);
+    r.get("data.jitter_low_res", d.jitter_low_res);
     std::vector<std::string> transforms;
     r.get("data.negative_transforms", transforms);
     r.get("data.holdout_every", d.holdout_every);
@@ -150,6 +151,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(d.jitter_rotate >= 0 && d.jitter_rotate <= 45)) r.fail("data.jitter_rotate", "must be in [0, 45] degrees");
     if (!(d.jitter_scale >= 0 && d.jitter_scale <= 0.5)) r.fail("data.jitter_scale", "must be in [0, 0.5]");
     if (!(d.jitter_shift >= 0 && d.jitter_shift <= 8)) r.fail("data.jitter_shift", "must be in [0, 8] pixels");
+    if (!(d.jitter_low_res >= 1 && d.jitter_low_res <= 4)) r.fail("data.jitter_low_res", "must be in [1, 4] (a reduction factor; 1: none)");
     if (d.holdout_every != 0 && d.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
     if (d.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
     if (d.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");

@@ -54,6 +54,36 @@ GrayImage jittered(const GrayImage& g, double degrees, double scale, double dx, 
     return out;
 }
 
+GrayImage low_res(const GrayImage& g, double factor) {
+    const int sw = std::max(1, static_cast<int>(std::lround(g.width / factor)));
+    const int sh = std::max(1, static_cast<int>(std::lround(g.height / factor)));
+    const double fx = static_cast<double>(g.width) / sw, fy = static_cast<double>(g.height) / sh;
+    std::vector<double> small(static_cast<std::size_t>(sw) * static_cast<std::size_t>(sh));
+    for (int v = 0; v < sh; ++v)
+        for (int u = 0; u < sw; ++u) {
+            // The source pixels whose centres fall in the small pixel's footprint (at least one).
+            const int x0 = static_cast<int>(std::ceil(u * fx - 0.5)), y0 = static_cast<int>(std::ceil(v * fy - 0.5));
+            const int x1 = std::max(x0 + 1, static_cast<int>(std::ceil((u + 1) * fx - 0.5)));
+            const int y1 = std::max(y0 + 1, static_cast<int>(std::ceil((v + 1) * fy - 0.5)));
+            double sum = 0;
+            int count = 0;
+            for (int y = y0; y < std::min(y1, g.height); ++y)
+                for (int x = x0; x < std::min(x1, g.width); ++x, ++count) sum += g.at(x, y);
+            small[static_cast<std::size_t>(v) * sw + u] = count ? sum / count : 0.0;
+        }
+    auto at = [&](int u, int v) { return small[static_cast<std::size_t>(std::clamp(v, 0, sh - 1)) * sw + std::clamp(u, 0, sw - 1)]; };
+    GrayImage out(g.width, g.height);
+    for (int y = 0; y < g.height; ++y)
+        for (int x = 0; x < g.width; ++x) {
+            const double sx = (x + 0.5) / fx - 0.5, sy = (y + 0.5) / fy - 0.5;
+            const double bx = std::floor(sx), by = std::floor(sy), tx = sx - bx, ty = sy - by;
+            const int u = static_cast<int>(bx), v = static_cast<int>(by);
+            const double value = (1 - ty) * ((1 - tx) * at(u, v) + tx * at(u + 1, v)) + ty * ((1 - tx) * at(u, v + 1) + tx * at(u + 1, v + 1));
+            out.at(x, y) = static_cast<std::uint8_t>(std::clamp(std::lround(value), 0L, 255L));
+        }
+    return out;
+}
+
 std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
                                   const DataConfig& data, std::uint64_t seed) {
     std::vector<GrayImage> out(crops.size());
@@ -84,6 +114,8 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
         const double degrees = uniform(data.jitter_rotate), scale = 1 + uniform(data.jitter_scale);
         const double dx = uniform(data.jitter_shift), dy = uniform(data.jitter_shift);
         out[n + i] = jittered(out[i % n], degrees, scale, dx, dy);
+        // Drawn only when asked for, so that configurations without it keep their copies.
+        if (data.jitter_low_res > 1) out[n + i] = low_res(out[n + i], 1 + (data.jitter_low_res - 1) * rng.unit());
     });
     return out;
 }

@@ -36,6 +36,10 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
 // The crop turned by `degrees`, scaled by `scale` and shifted by (dx, dy) pixels about its
 // centre (bilinear, edges replicated), the same size.
 GrayImage jittered(const GrayImage& crop, double degrees, double scale, double dx, double dy);
+// The crop reduced by `factor` (≥ 1; each small pixel the mean of the source pixels it covers)
+// and enlarged back to its size by bilinear interpolation: the detail a photo `factor` times
+// smaller would have kept.
+GrayImage low_res(const GrayImage& crop, double factor);
 
 // Hands each crop's centred window to sink(i, …) with the features `needs` asks for.
 void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink);

@@ -61,6 +61,10 @@ public:
     virtual ~StageEvaluator() = default;
     // Requires: the window inside the level; the features of needs() computed.
     virtual StageOutcome evaluate(const LevelFeatures& features, int x, int y) const = 0;
+    // The outcomes of `count` windows of one row, window k at (x0 + k·step, y), into out[k]: each
+    // exactly what evaluate() gives it. The default calls evaluate() for each; a kind may evaluate
+    // neighbouring windows side by side (SIMD) with the same arithmetic per window.
+    virtual void evaluate_row(const LevelFeatures& features, int x0, int step, int count, int y, StageOutcome* out) const;
 };
 
 // A stage kind's CPU evaluation: its model name (StageBase::kind()), the features it reads, and
@@ -105,6 +109,12 @@ public:
     // evaluate_stages(0, all) then finish(): the same arithmetic in the same order.
     bool evaluate_stages(const LevelFeatures& features, int x, int y, std::size_t begin, std::size_t end,
                          WindowProgress& progress) const;
+    // evaluate_stages(begin, end) for `count` windows of one row, window k at (x0 + k·step, y),
+    // each from a default-constructed progress: progress[k] and passed[k] (1: it passed every
+    // stage of the range) as that call gives them. Stage `begin` runs row-wise
+    // (StageEvaluator::evaluate_row). Requires begin < end.
+    void evaluate_stages_row(const LevelFeatures& features, int x0, int step, int count, int y, std::size_t begin,
+                             std::size_t end, WindowProgress* progress, std::uint8_t* passed) const;
     // The outcome of a window that passed every stage.
     static WindowOutcome finish(const WindowProgress& progress) {
         WindowOutcome o = progress.outcome;

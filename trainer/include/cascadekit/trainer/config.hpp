@@ -45,6 +45,9 @@ struct DataConfig {
     // ±jitter_shift pixels about the crop's centre, drawn per crop from the run's seed. 0 copies: none.
     int jitter_copies = 0;
     double jitter_rotate = 0, jitter_scale = 0, jitter_shift = 0;
+    // Each jittered copy is also blurred as a small, low-quality photo would show it: reduced by a
+    // factor drawn in [1, jitter_low_res] (area average) and enlarged back (bilinear). 1: none.
+    double jitter_low_res = 1;
     // Negative images are also scanned in these flips and quarter turns (mirror, upside_down,
     // rotate180, rotate90, rotate270, transpose, transverse): up to 8× the windows to bootstrap from.
     std::vector<ImageTransform> negative_transforms;
