@@ -353,6 +353,42 @@ TEST(WaldBoost, TrainsASequenceWhoseSprtThresholdsKeepAllButAlphaOfThePositives)
                 wb.weak.size() == 24u);
 }
 
+// waldboost.budget_power below 1 lets the first weak classifiers spend more of the budget of
+// rejected positives: by weak classifier t at most alpha·P·(t/T)^p of the training positives are
+// gone, and the early thresholds reject more than with the budget spread evenly.
+TEST(WaldBoost, BudgetPowerFrontLoadsTheRejectedPositives) {
+    const SyntheticData d = make_data("waldboost_budget");
+    auto run = [&](double power) {
+        TrainConfig cfg = tiny_waldboost_config();
+        cfg.waldboost.budget_power = power;
+        TrainOptions opt;
+        opt.model_out = d.dir / ("wb" + std::to_string(power) + ".h5");
+        opt.created_utc = "2026-11-23T00:00:00Z";
+        Quiet obs;
+        train(cfg, d.train, read_pgm, opt, obs);
+        return load_model(opt.model_out);
+    };
+    // Training positives rejected by the first t weak classifiers.
+    auto lost_by = [&](const CascadeModel& m, std::size_t t) {
+        CascadeModel prefix = m;
+        auto& wb = prefix.stages[0].as<WaldBoostLbpStage>();
+        wb.weak.resize(t);
+        wb.final_threshold = wb.weak.back().reject_threshold;
+        return (1.0 - accepted_share(prefix, d.train.positives)) * static_cast<double>(d.train.positives.size());
+    };
+    const CascadeModel even = run(1.0), early = run(0.3);
+    const double P = static_cast<double>(d.train.positives.size()), T = 24;
+    const auto& ew = early.stages[0].as<WaldBoostLbpStage>().weak;
+    ASSERT_GE(ew.size(), 3u);
+    double more = 0;
+    for (std::size_t t = 1; t <= ew.size(); ++t) {
+        EXPECT_LE(lost_by(early, t), std::floor(0.05 * P * std::pow(static_cast<double>(t) / T, 0.3) + 1e-9) + 1e-9) << t;
+        if (t <= 3 && t <= even.stages[0].as<WaldBoostLbpStage>().weak.size()) more += lost_by(early, t) - lost_by(even, t);
+    }
+    EXPECT_GT(more, 0.0);  // the first thresholds took more of the budget
+    EXPECT_THROW(parse_train_config("waldboost: {budget_power: 0}\n", "x"), ConfigError);
+}
+
 // The flips and quarter turns of the backgrounds are more negatives: each transform of every
 // image follows the decoded images, in the configured order, and the run says how many it has.
 TEST(WaldBoost, NegativeTransformsGiveMoreNegativesToBootstrapFrom) {

@@ -5,9 +5,10 @@
 // table h(j) = ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)), and then the rejection threshold θ_B by Wald's sequential
 // probability ratio test with β = 0: the largest θ at which the negatives' share below θ is at
 // least A = 1/α times the positives' share (estimated on the active samples), with the loss of
-// positives spread over the sequence: by classifier t at most α·P·t/T of the P training positives
-// are rejected in all (so the whole sequence rejects at most α of them, and the first classifiers
-// cannot spend the budget at once). Samples below θ leave the active set; when the
+// positives spread over the sequence: by classifier t at most α·P·(t/T)^p of the P training
+// positives are rejected in all (so the whole sequence rejects at most α of them; p =
+// waldboost.budget_power, 1 by default: evenly, so the first classifiers cannot spend the budget
+// at once; below 1 they may spend more of it). Samples below θ leave the active set; when the
 // negatives left fall below waldboost.refill_below of the pool, the loop refills the pool by
 // bootstrapping through the sequence as it stands.
 //
@@ -190,7 +191,7 @@ private:
     }
 
     // The largest θ (reject H < θ) whose negatives' share below θ is at least 1/α times the
-    // positives' share, within the budget of α·P·t/T positives rejected by classifier t in all;
+    // positives' share, within the budget of α·P·(t/T)^p positives rejected by classifier t in all;
     // θ = −10⁶ (reject nothing) when none qualifies.
     float sprt_threshold(const StageContext& ctx) const {
         std::vector<std::size_t> idx;
@@ -201,8 +202,10 @@ private:
         const double neg = static_cast<double>(active_count(ctx.positives, ctx.samples()));
         const double A = 1.0 / cfg_.waldboost.alpha;
         const double t = static_cast<double>(stage_.weak.size() + 1), T = cfg_.waldboost.weak_classifiers;
-        const auto budget =
-            static_cast<std::size_t>(std::floor(cfg_.waldboost.alpha * static_cast<double>(ctx.positives) * t / T + 1e-9));
+        const double power = cfg_.waldboost.budget_power;
+        const double share = power == 1.0 ? cfg_.waldboost.alpha * static_cast<double>(ctx.positives) * t / T
+                                          : cfg_.waldboost.alpha * static_cast<double>(ctx.positives) * std::pow(t / T, power);
+        const auto budget = static_cast<std::size_t>(std::floor(share + 1e-9));
         float theta = -kMaxModelMagnitude;
         std::size_t pos_below = 0, neg_below = 0;
         for (std::size_t k = 0; k < idx.size(); ++k) {

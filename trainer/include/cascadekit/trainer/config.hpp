@@ -77,6 +77,10 @@ struct BoostingConfig {
 struct WaldBoostConfig {
     int weak_classifiers = 1024;   // T: length of the sequence
     double alpha = 0.05;           // allowed miss rate: SPRT bound A = 1/alpha; at most alpha of the training positives are rejected in all
+    // How the budget of rejected positives is spread: by weak classifier t at most
+    // alpha·P·(t/T)^budget_power of the P training positives are rejected. 1: evenly; below 1 the
+    // first weak classifiers may spend more of it (and reject more negatives early).
+    double budget_power = 1;
     int features_per_round = 0;    // candidate features per round, drawn at random; 0 = every feature of the pool
     int max_cell = 0;              // largest cell side in pixels; 0 = any that fits (3 cells across the window)
     int negatives = 0;             // negative pool size; 0 = as many as positives
