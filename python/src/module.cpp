@@ -1,0 +1,258 @@
+// The `cascadekit` Python module (pybind11): the runtime, the model file and the trainer from
+// Python, with NumPy images in and NumPy boxes out.
+//
+//   import cascadekit
+//   det = cascadekit.Detector("experiments/models/inria-hog-cascade.h5", backend="auto")
+//   boxes = det.detect(img)          # img: uint8 H×W (gray), H×W×3 (BGR) or H×W×4; any strides
+//   # boxes: float64 N×5, rows (x, y, w, h, score), best first after fusion
+//
+// The GIL is released while a detector or the trainer works, so other Python threads run.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "cascadekit/io/model_file.hpp"
+#include "cascadekit/runtime/detector.hpp"
+#include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/trainer/config.hpp"
+#include "cascadekit/trainer/data_selection.hpp"
+#include "cascadekit/trainer/trainer.hpp"
+#include "image_files.hpp"
+
+namespace py = pybind11;
+
+namespace cascadekit::python {
+
+namespace {
+
+template <class Enum, std::size_t N>
+Enum parse_name(const EnumNames<Enum, N>& names, const std::string& text, const char* what) {
+    Enum value{};
+    if (!names.parse(text, value)) throw py::value_error(std::string(what) + " must be " + names.choices() + ", not '" + text + "'");
+    return value;
+}
+
+// The array as an ImageView, and the array that owns its pixels (the input itself, or a
+// contiguous copy when its pixels are not contiguous within a row, e.g. a[:, ::2]).
+struct Pixels {
+    py::array owner;
+    ImageView view;
+};
+
+Pixels pixels_of(const py::array& input, const std::string& order) {
+    if (!py::isinstance<py::array_t<std::uint8_t>>(input))
+        throw py::type_error("image must be a uint8 array (H×W gray, H×W×3 or H×W×4), not dtype " +
+                             py::str(input.dtype()).cast<std::string>());
+    if (input.ndim() != 2 && input.ndim() != 3)
+        throw py::value_error("image must have 2 (H×W) or 3 (H×W×C) dimensions, not " + std::to_string(input.ndim()));
+    const int channels = input.ndim() == 2 ? 1 : static_cast<int>(input.shape(2));
+    if (channels != 1 && channels != 3 && channels != 4)
+        throw py::value_error("image must have 1, 3 or 4 channels, not " + std::to_string(channels));
+    Pixels p{input, {}};
+    const bool row_contiguous = input.strides(1) == channels && (input.ndim() == 2 || input.strides(2) == 1) && input.strides(0) > 0;
+    if (!row_contiguous) p.owner = py::array_t<std::uint8_t, py::array::c_style | py::array::forcecast>::ensure(input);
+    p.view.data = static_cast<const std::uint8_t*>(p.owner.data());
+    p.view.height = static_cast<int>(p.owner.shape(0));
+    p.view.width = static_cast<int>(p.owner.shape(1));
+    p.view.stride = p.owner.strides(0);
+    p.view.channels = channels;
+    if (order == "bgr") p.view.order = ChannelOrder::BGR;
+    else if (order == "rgb") p.view.order = ChannelOrder::RGB;
+    else throw py::value_error("order must be 'bgr' or 'rgb', not '" + order + "'");
+    return p;
+}
+
+py::dict stage_info(const Stage& s) {
+    py::dict d;
+    d["kind"] = std::string(s.kind());
+    d["feature"] = std::string(s.feature());
+    d["size"] = s.size();
+    return d;
+}
+
+py::dict stats_dict(const DetectStats& s) {
+    py::dict d;
+    d["windows_scanned"] = s.windows_scanned;
+    d["windows_accepted"] = s.windows_accepted();
+    d["weak_evaluated"] = s.weak_evaluated;
+    d["levels"] = s.levels;
+    d["rejected_per_stage"] = s.rejected_per_stage;
+    return d;
+}
+
+CascadeModel model_from(const py::object& model_or_path) {
+    if (py::isinstance<CascadeModel>(model_or_path)) return model_or_path.cast<CascadeModel>();
+    return load_model(py::str(model_or_path).cast<std::string>());  // a str or a pathlib.Path
+}
+
+class PyDetector {
+public:
+    PyDetector(const py::object& model, const std::string& backend, int stride, double scale_step, double min_scale,
+               double max_scale, int device)
+        : model_(model_from(model)) {
+        params_.stride = stride;
+        params_.scale_step = scale_step;
+        params_.min_scale = min_scale;
+        params_.max_scale = max_scale;
+        detector_ = Detector::create(model_, params_, parse_name(kBackendNames, backend, "backend"), device);
+    }
+
+    py::array_t<double> detect(const py::array& image, const std::string& fuse, double nms_iou, const std::string& order) {
+        const Pixels px = pixels_of(image, order);
+        FusionParams fp;
+        fp.method = parse_name(kFusionNames, fuse, "fuse");
+        fp.nms_iou = nms_iou;
+        std::vector<Detection> boxes;
+        {
+            py::gil_scoped_release unlocked;
+            DetectResult r = detector_->detect(px.view);
+            last_stats_ = r.stats;
+            boxes = cascadekit::fuse(r.detections, model_.window_width, model_.window_height, fp);
+        }
+        py::array_t<double> out({static_cast<py::ssize_t>(boxes.size()), py::ssize_t{5}});
+        auto o = out.mutable_unchecked<2>();
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            const auto k = static_cast<py::ssize_t>(i);
+            o(k, 0) = boxes[i].x, o(k, 1) = boxes[i].y, o(k, 2) = boxes[i].w, o(k, 3) = boxes[i].h;
+            o(k, 4) = boxes[i].score;
+        }
+        return out;
+    }
+
+    std::string backend() const { return detector_->backend_name(); }
+    const CascadeModel& model() const { return model_; }
+    py::dict last_stats() const { return stats_dict(last_stats_); }
+
+private:
+    CascadeModel model_;
+    DetectParams params_;
+    std::unique_ptr<Detector> detector_;
+    DetectStats last_stats_;
+};
+
+// Training events for a Python callable: one dict per event, with the GIL held.
+class PyObserver final : public TrainObserver {
+public:
+    explicit PyObserver(py::object progress) : progress_(std::move(progress)) {}
+    void on_round(const RoundReport& r) override {
+        send("round", {{"stage", r.stage}, {"round", r.round}, {"detection_rate", r.detection_rate}, {"fp_rate", r.fp_rate},
+                       {"seconds", r.seconds}, {"eta_seconds", r.eta_seconds}});
+    }
+    void on_stage(const StageReport& s) override {
+        send("stage", {{"stage", s.stage}, {"learners", s.learners}, {"detection_rate", s.detection_rate},
+                       {"fp_rate", s.fp_rate}, {"cascade_fp_rate", s.cascade_fp_rate}, {"negatives", static_cast<double>(s.negatives)}});
+    }
+    void on_mining(const MiningProgress& m) override {
+        send("mining", {{"stage", m.stage}, {"images_done", static_cast<double>(m.images_done)}, {"images", static_cast<double>(m.images)},
+                        {"false_positives", static_cast<double>(m.false_positives)}, {"seconds", m.seconds}});
+    }
+    void on_note(const std::string& text) override {
+        if (progress_.is_none()) return;
+        py::gil_scoped_acquire locked;
+        py::dict d;
+        d["event"] = "note";
+        d["text"] = text;
+        progress_(d);
+    }
+
+private:
+    void send(const char* event, std::initializer_list<std::pair<const char*, double>> fields) {
+        if (progress_.is_none()) return;
+        py::gil_scoped_acquire locked;
+        py::dict d;
+        d["event"] = event;
+        for (const auto& [k, v] : fields) d[k] = v;
+        progress_(d);
+    }
+    py::object progress_;
+};
+
+py::dict train(const std::filesystem::path& config, const std::filesystem::path& out, bool resume, bool finish, const std::string& backend,
+               const py::object& progress) {
+    TrainConfig cfg = load_train_config(config.string());
+    if (!backend.empty()) cfg.mining.backend = parse_name(kBackendNames, backend, "backend");
+    PyObserver observer(progress);
+    TrainOptions opt;
+    opt.model_out = out;
+    opt.resume = resume;
+    opt.finish = finish;
+    TrainSummary s;
+    {
+        py::gil_scoped_release unlocked;
+        const Dataset data = training_dataset(cfg, tools::data_root(), [&](const std::string& n) { observer.on_note(n); });
+        s = cascadekit::train(cfg, data, tools::load_gray, opt, observer);
+    }
+    py::dict d;
+    d["stages"] = s.stages;
+    d["learners"] = s.learners;
+    d["cascade_fp_rate"] = s.cascade_fp_rate;
+    d["seconds"] = s.seconds;
+    d["peak_memory_mb"] = s.peak_memory_mb;
+    d["finished"] = s.finished;
+    d["stop_reason"] = s.stop_reason;
+    return d;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(cascadekit, m) {
+    m.doc() = "cascadekit: boosted rejection cascades (HoG-block SVMs, WaldBoost LBP) for object detection";
+    m.attr("__version__") = CASCADEKIT_VERSION;
+
+    py::class_<CascadeModel>(m, "Model", "A trained cascade (load_model, or Detector.model)")
+        .def_property_readonly("window", [](const CascadeModel& c) { return py::make_tuple(c.window_width, c.window_height); },
+                               "(width, height) of the detection window in pixels")
+        .def_property_readonly("feature_family", [](const CascadeModel& c) { return feature_family(c); },
+                               "'hog', 'lbp' or 'lbp+hog'")
+        .def_property_readonly(
+            "stages",
+            [](const CascadeModel& c) {
+                py::list l;
+                for (const Stage& s : c.stages) l.append(stage_info(s));
+                return l;
+            },
+            "one dict per stage: kind ('hog_svm', 'waldboost_lbp'), feature, size (learners)")
+        .def_property_readonly("training_config", [](const CascadeModel& c) { return c.metadata.training_config; })
+        .def_property_readonly("created_utc", [](const CascadeModel& c) { return c.metadata.created_utc; })
+        .def("save", [](const CascadeModel& c, const std::filesystem::path& path) { save_model(c, path); }, py::arg("path"),
+             "write the model file (atomically)")
+        .def("__repr__", [](const CascadeModel& c) {
+            return "<cascadekit.Model " + feature_family(c) + ", " + std::to_string(c.stages.size()) + " stages, window " +
+                   std::to_string(c.window_width) + "x" + std::to_string(c.window_height) + ">";
+        });
+
+    m.def("load_model", [](const std::filesystem::path& path) { return load_model(path); }, py::arg("path"),
+          "Load and verify a model file (raises RuntimeError naming the file and the problem)");
+
+    py::class_<PyDetector>(m, "Detector", "A detector for one model: CPU (TBB) or CUDA backend, the same detections")
+        .def(py::init<const py::object&, const std::string&, int, double, double, double, int>(), py::arg("model"),
+             py::arg("backend") = "auto", py::arg("stride") = 8, py::arg("scale_step") = 1.2, py::arg("min_scale") = 1.0,
+             py::arg("max_scale") = 0.0, py::arg("device") = 0,
+             "model: a path or a Model; backend: 'auto' (CUDA when present), 'cpu' or 'cuda'; stride: window step in level "
+             "pixels; scale_step: ratio of pyramid scales; min_scale below 1 upscales; max_scale 0 = no limit")
+        .def("detect", &PyDetector::detect, py::arg("image"), py::arg("fuse") = "meanshift", py::arg("nms_iou") = 0.5,
+             py::arg("order") = "bgr",
+             "Detect on a uint8 image: H×W gray, H×W×3 or H×W×4 (order 'bgr' or 'rgb'), any strides. Returns a float64 "
+             "array N×5 of (x, y, w, h, score) in input pixels. fuse: 'meanshift' (default), 'nms' (greedy, nms_iou) or "
+             "'none' (every accepted window)")
+        .def_property_readonly("backend", &PyDetector::backend, "'cpu' or 'cuda'")
+        .def_property_readonly("model", &PyDetector::model)
+        .def_property_readonly("last_stats", &PyDetector::last_stats,
+                               "the last detect()'s windows scanned and accepted, weak learners evaluated, levels, and "
+                               "windows rejected by each stage");
+
+    m.def("train", &train, py::arg("config"), py::arg("out"), py::arg("resume") = false, py::arg("finish") = false,
+          py::arg("backend") = "", py::arg("progress") = py::none(),
+          "Train from a YAML configuration (configs/README.md) into the model file `out`, as `cascade train` does (data "
+          "from $CASCADEKIT_DATA). progress: a callable given one dict per event ('round', 'stage', 'mining', 'note'). "
+          "Returns a summary dict.");
+}
+
+}  // namespace cascadekit::python

@@ -1,0 +1,180 @@
+"""The cascadekit Python module against the C++ command and the shipped models.
+
+Run by CTest (python.pytest) with PYTHONPATH set to the module's build folder and
+CASCADEKIT_SOURCE_DIR to the checkout; data-dependent tests skip when $CASCADEKIT_DATA is absent.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+import cascadekit
+
+SOURCE = pathlib.Path(os.environ.get("CASCADEKIT_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+MODELS = SOURCE / "experiments" / "models"
+PEOPLE = MODELS / "inria-hog-cascade.h5"
+CASCADE = os.environ.get("CASCADE_EXE")
+
+
+def bars(width=320, height=256, seed=5):
+    """A synthetic gray frame: noise with a few bright vertical bars."""
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 60, size=(height, width), dtype=np.uint8)
+    for x in (40, 150, 260):
+        img[30:230, x : x + 14] = 220
+    return img
+
+
+def test_model_loads_and_describes_itself():
+    m = cascadekit.load_model(str(PEOPLE))
+    assert m.window == (64, 128)
+    assert m.feature_family == "hog"
+    assert len(m.stages) > 10 and all(s["kind"] == "hog_svm" and s["size"] > 0 for s in m.stages)
+    assert "Model hog" in repr(m)
+    hybrid = cascadekit.load_model(MODELS / "inria-hybrid.h5")  # a pathlib.Path works too
+    assert hybrid.feature_family == "lbp+hog" and hybrid.stages[0]["kind"] == "waldboost_lbp"
+
+
+def test_damaged_model_names_the_file(tmp_path):
+    bad = tmp_path / "bad.h5"
+    bad.write_bytes(PEOPLE.read_bytes()[:1000])
+    with pytest.raises(RuntimeError, match="bad.h5"):
+        cascadekit.load_model(str(bad))
+    with pytest.raises(RuntimeError, match="missing.h5"):
+        cascadekit.Detector(str(tmp_path / "missing.h5"))
+
+
+def test_detect_returns_boxes_and_statistics():
+    det = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1)
+    assert det.backend == "cpu"
+    raw = det.detect(bars(), fuse="none")
+    assert raw.dtype == np.float64 and raw.ndim == 2 and raw.shape[1] == 5
+    stats = det.last_stats
+    assert stats["windows_scanned"] > 1000
+    assert stats["windows_accepted"] == raw.shape[0]
+    assert len(stats["rejected_per_stage"]) == len(det.model.stages)
+    assert sum(stats["rejected_per_stage"]) + raw.shape[0] == stats["windows_scanned"]
+    # Every raw box is a window of the model's shape, inside the frame.
+    if raw.shape[0]:
+        assert np.allclose(raw[:, 3] / raw[:, 2], 2.0)
+        assert (raw[:, 0] >= 0).all() and (raw[:, 0] + raw[:, 2] <= 320 + 1e-6).all()
+    fused = det.detect(bars(), fuse="nms", nms_iou=0.3)
+    assert fused.shape[0] <= raw.shape[0]
+    assert (np.diff(fused[:, 4]) <= 0).all()  # best first
+
+
+def test_every_layout_gives_the_same_boxes():
+    gray = bars()
+    det = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1)
+    want = det.detect(gray, fuse="none")
+    bgr = np.repeat(gray[:, :, None], 3, axis=2)
+    bgra = np.concatenate([bgr, np.full_like(gray[:, :, None], 255)], axis=2)
+    wide = np.zeros((gray.shape[0], gray.shape[1] + 37), np.uint8)
+    wide[:, : gray.shape[1]] = gray
+    for img, order in ((bgr, "bgr"), (bgr, "rgb"), (bgra, "bgr"), (wide[:, : gray.shape[1]], "bgr"),
+                       (np.asfortranarray(gray), "bgr"), (np.repeat(gray, 2, axis=1)[:, ::2], "bgr")):
+        np.testing.assert_array_equal(det.detect(img, fuse="none", order=order), want)
+
+
+def test_bad_images_and_options_are_refused():
+    det = cascadekit.Detector(str(PEOPLE), backend="cpu")
+    with pytest.raises(TypeError, match="uint8"):
+        det.detect(np.zeros((200, 200), np.float32))
+    with pytest.raises(ValueError, match="channels"):
+        det.detect(np.zeros((200, 200, 2), np.uint8))
+    with pytest.raises(ValueError, match="dimensions"):
+        det.detect(np.zeros((200,), np.uint8))
+    with pytest.raises(RuntimeError, match="smaller than the model window"):
+        det.detect(np.zeros((50, 50), np.uint8))
+    with pytest.raises(ValueError, match="fuse"):
+        det.detect(bars(), fuse="median")
+    with pytest.raises(ValueError, match="backend"):
+        cascadekit.Detector(str(PEOPLE), backend="tpu")
+    with pytest.raises(ValueError, match="stride"):
+        cascadekit.Detector(str(PEOPLE), stride=0)
+
+
+@pytest.mark.skipif(not CASCADE, reason="CASCADE_EXE (the cascade command) not given")
+def test_same_detections_as_the_command(tmp_path):
+    """The module and `cascade detect` give the same fused boxes on the same image."""
+    img = bars()
+    pgm = tmp_path / "bars.pgm"
+    pgm.write_bytes(b"P5\n%d %d\n255\n" % (img.shape[1], img.shape[0]) + img.tobytes())
+    out = tmp_path / "d.json"
+    subprocess.run([CASCADE, "-q", "detect", "--model", str(PEOPLE), "--backend", "cpu", "--stride", "4",
+                    "--scale-step", "1.1", "--json", str(out), str(pgm)], check=True)
+    want = json.loads(out.read_text())["images"][0]["detections"]
+    got = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1).detect(img)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g[:4] == pytest.approx([w["x"], w["y"], w["w"], w["h"]], abs=0.01)
+        assert g[4] == pytest.approx(w["score"], abs=1e-3)
+
+
+def test_detectors_run_in_parallel_threads():
+    img = bars()
+    want = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4).detect(img, fuse="none")
+    results = [None] * 4
+
+    def work(k):
+        results[k] = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4).detect(img, fuse="none")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_array_equal(r, want)
+
+
+def test_model_round_trips_through_save(tmp_path):
+    m = cascadekit.load_model(str(PEOPLE))
+    m.save(str(tmp_path / "copy.h5"))
+    copy = cascadekit.load_model(str(tmp_path / "copy.h5"))
+    assert copy.stages == m.stages and copy.window == m.window
+    img = bars()
+    a = cascadekit.Detector(m, backend="cpu", stride=4).detect(img, fuse="none")
+    b = cascadekit.Detector(copy, backend="cpu", stride=4).detect(img, fuse="none")
+    np.testing.assert_array_equal(a, b)
+
+
+def test_train_from_a_config_with_progress(tmp_path):
+    """A tiny WaldBoost run on synthetic data: crops and backgrounds written as PGM, a lists config."""
+    rng = np.random.default_rng(3)
+    pos, neg = tmp_path / "pos", tmp_path / "neg"
+    pos.mkdir()
+    neg.mkdir()
+
+    def pgm(path, a):
+        path.write_bytes(b"P5\n%d %d\n255\n" % (a.shape[1], a.shape[0]) + a.astype(np.uint8).tobytes())
+
+    for i in range(40):  # a bright disc in the centre of every crop
+        a = rng.integers(0, 80, size=(32, 32))
+        yy, xx = np.mgrid[:32, :32]
+        a[(yy - 16) ** 2 + (xx - 16) ** 2 < 36] = 230
+        pgm(pos / f"p{i}.pgm", a)
+    for i in range(6):
+        pgm(neg / f"n{i}.pgm", rng.integers(0, 120, size=(120, 160)))
+    (tmp_path / "pos.lst").write_text("".join(f"{p}\n" for p in sorted(pos.iterdir())))
+    (tmp_path / "neg.lst").write_text("".join(f"{p}\n" for p in sorted(neg.iterdir())))
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(f"""seed: 2
+data: {{layout: lists, positives_list: {tmp_path / 'pos.lst'}, negatives_list: {tmp_path / 'neg.lst'}, holdout_every: 0}}
+window: {{width: 24, height: 24}}
+boosting: {{stage_kind: waldboost_lbp, max_stages: 1}}
+waldboost: {{weak_classifiers: 6, alpha: 0.05, features_per_round: 200, negatives: 200}}
+mining: {{stride: 4, scale_step: 1.25, backend: cpu}}
+""")
+    events = []
+    summary = cascadekit.train(str(cfg), str(tmp_path / "m.h5"), progress=events.append)
+    assert summary["stages"] == 1 and summary["learners"] >= 1
+    assert any(e["event"] == "round" for e in events) and any(e["event"] == "stage" for e in events)
+    m = cascadekit.load_model(str(tmp_path / "m.h5"))
+    assert m.feature_family == "lbp" and m.window == (24, 24)
+    with pytest.raises(RuntimeError, match="missing.yaml"):
+        cascadekit.train(str(tmp_path / "missing.yaml"), str(tmp_path / "x.h5"))
