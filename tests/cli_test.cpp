@@ -293,3 +293,57 @@ TEST(Cli, EvalFacesTakesAnotherDetectorsBoxConvention) {
     EXPECT_NE(bad.err.find("bad.json: not a detections file"), std::string::npos) << bad.err;
     EXPECT_FALSE(fs::exists(dir / "f2.csv"));
 }
+
+// --annotations: the same set in the four labelling tools' formats gives the same figures (the
+// bar model's binary votes tie every score, so the figures themselves are not the point); a
+// class keeps its objects only; an ignored region is neither hit nor false positive; a damaged
+// file is named and no curve is written; eval with nothing to measure says what it can do.
+TEST(Cli, EvalAnnotationsInEveryFormat) {
+    const Scene s = make_scene("cli_annotations");
+    const std::string img = s.image.filename().string();
+    // The two bars' windows (runtime tests): (32, 24) at scale 1, (230.4, 115.2) at scale 1.44.
+    std::ofstream(s.dir / "bars.txt") << img << " 2 32 24 64 128 230.4 115.2 92.16 184.32\n";
+    std::ofstream(s.dir / "bars.json") << R"({"images": [{"id": 1, "file_name": ")" << img
+                                         << R"("}], "categories": [{"id": 1, "name": "bar"}, {"id": 2, "name": "post"}],
+        "annotations": [{"image_id": 1, "bbox": [32, 24, 64, 128], "category_id": 1},
+                        {"image_id": 1, "bbox": [230.4, 115.2, 92.16, 184.32], "category_id": 1}]})";
+    std::ofstream(s.dir / "dlib.xml") << "<dataset><images><image file='" << img
+                                      << "'><box top='24' left='32' width='64' height='128'/>"
+                                         "<box top='115.2' left='230.4' width='92.16' height='184.32'/></image></images></dataset>";
+    fs::create_directories(s.dir / "voc");
+    std::ofstream(s.dir / "voc/bars.xml") << "<annotation><filename>" << img
+                                          << "</filename><object><name>bar</name><bndbox><xmin>33</xmin><ymin>25</ymin>"
+                                             "<xmax>96</xmax><ymax>152</ymax></bndbox></object><object><name>bar</name>"
+                                             "<bndbox><xmin>231.4</xmin><ymin>116.2</ymin><xmax>322.56</xmax><ymax>299.52</ymax>"
+                                             "</bndbox></object></annotation>";
+    const std::string common = "eval --model " + q(s.model) + " --pad 0 --label bars --annotations ";
+    std::string first;
+    for (const std::string& a : {q(s.dir / "bars.txt"), q(s.dir / "bars.json") + " --class bar", q(s.dir / "dlib.xml"),
+                                 q(s.dir / "voc") + " --images " + q(s.dir)}) {
+        const CommandResult r = cascade(common + a + " --curve " + q(s.dir / "c.csv"), s.dir);
+        ASSERT_EQ(r.code, 0) << a << ": " << r.err;
+        EXPECT_NE(r.out.find("1 images, 2 objects"), std::string::npos) << r.out;
+        const std::string figures = r.out.substr(r.out.find("padding"));
+        EXPECT_NE(figures.find("AP@0.5 "), std::string::npos) << r.out;
+        if (first.empty()) first = figures;
+        EXPECT_EQ(figures, first) << a;
+        EXPECT_TRUE(fs::exists(s.dir / "c.csv"));
+    }
+    // A class with no objects here, and one bar turned into a crowd (ignored) region.
+    const CommandResult post = cascade(common + q(s.dir / "bars.json") + " --class post", s.dir);
+    EXPECT_NE(post.out.find("1 images, 0 objects"), std::string::npos) << post.out << post.err;
+    std::ofstream(s.dir / "crowd.json") << R"({"images": [{"id": 1, "file_name": ")" << img << R"("}],
+        "annotations": [{"image_id": 1, "bbox": [32, 24, 64, 128]},
+                        {"image_id": 1, "bbox": [230.4, 115.2, 92.16, 184.32], "iscrowd": 1}]})";
+    const CommandResult crowd = cascade(common + q(s.dir / "crowd.json"), s.dir);
+    EXPECT_NE(crowd.out.find("1 images, 1 objects"), std::string::npos) << crowd.out << crowd.err;
+    // Damage: named, exit 1, no curve.
+    std::ofstream(s.dir / "bad.json") << R"({"images": [{"id": 1, "file_name": "x"}], "annotations": [{"image_id": 1, "bbox": [1, 2, -3, 4]}]})";
+    const CommandResult bad = cascade(common + q(s.dir / "bad.json") + " --curve " + q(s.dir / "bad.csv"), s.dir);
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("bad.json: annotations[0]: box of size"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(s.dir / "bad.csv"));
+    const CommandResult nothing = cascade("eval --model " + q(s.model), s.dir);
+    EXPECT_EQ(nothing.code, 1);
+    EXPECT_NE(nothing.err.find("nothing to measure"), std::string::npos) << nothing.err;
+}

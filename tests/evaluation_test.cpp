@@ -54,6 +54,28 @@ TEST(Evaluation, FppiMatchesGreedilyOncePerPerson) {
     EXPECT_DOUBLE_EQ(iou({0, 0, 10, 10}, {5, 0, 10, 10}), 50.0 / 150.0);
 }
 
+// COCO's 101-point interpolated AP on the curve above: precision 1 up to recall 0.5 (the first
+// detection), then 2/5 at recall 1 (the fifth); the envelope is 1 for r <= 0.5 (51 points) and
+// 0.4 above (50 points).
+TEST(Evaluation, AveragePrecisionIsCocosInterpolation) {
+    ImageTruth a;
+    a.people = {{0, 0, 10, 20}, {100, 0, 10, 20}};
+    a.detections = {{{0, 0, 10, 20}, 0.9}, {{1, 0, 10, 20}, 0.8}, {{100, 1, 10, 20}, 0.5}, {{300, 0, 10, 20}, 0.7}};
+    ImageTruth b;
+    b.detections = {{{5, 5, 10, 10}, 0.6}};
+    const auto curve = fppi_curve({a, b});
+    EXPECT_NEAR(average_precision(curve, 2, 2), (51 * 1.0 + 50 * 0.4) / 101, 1e-12);
+    // Perfect: every object found before any false positive.
+    ImageTruth c;
+    c.people = {{0, 0, 10, 20}};
+    c.detections = {{{0, 0, 10, 20}, 2.0}, {{50, 0, 10, 20}, 1.0}};
+    EXPECT_NEAR(average_precision(fppi_curve({c}), 1, 1), 1.0, 1e-12);
+    EXPECT_EQ(average_precision(fppi_curve({b}), 1, 0), 0.0);  // no objects
+    ImageTruth none;  // objects, no detections
+    none.people = {{0, 0, 10, 20}};
+    EXPECT_EQ(average_precision(fppi_curve({none}), 1, 1), 0.0);
+}
+
 TEST(Evaluation, LogAverageMissRate) {
     EXPECT_NEAR(log_average_miss_rate({{0.001, 0.2, 1}}), 0.2, 1e-12);  // flat curve: its value
     // Miss 1 below 0.1 FPPI, 0.1 from 0.1 on: 4 reference points (0.01…0.056) at 1, 5 at 0.1.

@@ -151,4 +151,22 @@ std::vector<StageRejection> rejection_profile(const CascadeModel& model, const D
     return out;
 }
 
+double average_precision(const std::vector<CurvePoint>& fppi, std::size_t images, std::size_t objects) {
+    if (objects == 0) return 0.0;
+    std::vector<std::pair<double, double>> pr;  // (recall, precision)
+    for (const CurvePoint& p : fppi) {
+        const double tp = (1.0 - p.miss_rate) * static_cast<double>(objects), fp = p.fp * static_cast<double>(images);
+        if (tp + fp > 0) pr.emplace_back(1.0 - p.miss_rate, tp / (tp + fp));
+    }
+    double sum = 0;
+    for (int k = 0; k <= 100; ++k) {
+        const double r = k / 100.0;
+        double best = 0;
+        for (const auto& [recall, precision] : pr)
+            if (recall >= r - 1e-12) best = std::max(best, precision);
+        sum += best;
+    }
+    return sum / 101.0;
+}
+
 }  // namespace cascadekit

@@ -52,6 +52,9 @@ struct EvalOptions {
     std::string label;
     int stride = 8;
     double scale_step = 1.2;
+    // --annotations: any annotated set in a labelling tool's format (io/annotations.hpp).
+    std::string annotations, format = "auto", object_class, images, curve;
+    std::string box = "auto";  // detections as boxes: window, person (64×128 people windows), auto
     double pad = 0.25;  // PennFudan: replicated border on every side, as a share of the image height
     FusionParams fusion;  // PennFudan: how windows are fused (method from --fuse, default nms)
     Backend backend = Backend::Auto;  // detector for --model scans

@@ -108,6 +108,12 @@ std::string csv(const std::vector<CurvePoint>& curve, const char* fp_name) {
 
 int run_eval(const EvalOptions& o) {
     try {
+        if (o.fppw.empty() && o.rejection.empty() && o.survival.empty() && o.fppi.empty() && o.faces.empty() &&
+            o.annotations.empty() && o.write_lists.empty())
+            throw std::runtime_error(
+                "nothing to measure: give one or more of --annotations FILE (any VOC, COCO, dlib or OpenCV annotated set: "
+                "miss rate vs FPPI, AP, detection rate), --fppi CSV (PennFudan), --faces CSV (CMU+MIT faces), --fppw CSV "
+                "(held-out windows of --config), --rejection CSV, --survival CSV, --write-lists DIR (see cascade eval --help)");
         const int sources = !o.model.empty() + !o.window_scores.empty() + !o.detections.empty();
         if (sources != 1) throw std::runtime_error("give exactly one of --model, --window-scores, --detections");
         std::optional<CascadeModel> model;
@@ -118,8 +124,18 @@ int run_eval(const EvalOptions& o) {
         params.min_scale = o.min_scale;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
+        // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).
+        auto full_image = [&](double pad) {
+            FullImageOptions fo;
+            fo.params = params;
+            fo.fusion = o.fusion;
+            fo.pad = pad;
+            fo.bulk.backend = o.backend;
+            fo.bulk.device = o.device;
+            return fo;
+        };
         // Every output is checked before the (long) evaluation starts.
-        for (const std::string* out : {&o.fppw, &o.rejection, &o.survival, &o.fppi, &o.faces})
+        for (const std::string* out : {&o.fppw, &o.rejection, &o.survival, &o.fppi, &o.faces, &o.curve})
             if (!out->empty()) check_writable_file(*out);
         if (!o.write_lists.empty()) {
             fs::create_directories(o.write_lists);
@@ -212,13 +228,7 @@ int run_eval(const EvalOptions& o) {
             const auto set = pennfudan_images(root);
             std::vector<ImageTruth> truth;
             if (model) {
-                FullImageOptions fo;
-                fo.params = params;
-                fo.fusion = o.fusion;
-                fo.pad = o.pad;
-                fo.bulk.backend = o.backend;
-                fo.bulk.device = o.device;
-                truth = detect_annotated(*model, *set, fo, load_gray, person_box);
+                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, person_box);
             } else if (!o.detections.empty()) {
                 // Raw windows in a detections file are people windows at scale 1 (64x128).
                 truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, kPeopleWindow, person_box);
@@ -239,13 +249,7 @@ int run_eval(const EvalOptions& o) {
             // fair to any box convention; with --face-match iou the box must be CMU+MIT's own.
             std::vector<ImageTruth> truth;
             if (model) {
-                FullImageOptions fo;
-                fo.params = params;
-                fo.fusion = o.fusion;
-                fo.pad = 0;
-                fo.bulk.backend = o.backend;
-                fo.bulk.device = o.device;
-                truth = detect_annotated(*model, *set, fo, load_gray, window_box);
+                truth = detect_annotated(*model, *set, full_image(0), load_gray, window_box);
             } else if (!o.detections.empty()) {
                 truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, WindowShape{24, 24}, window_box);
             } else {
@@ -266,6 +270,38 @@ int run_eval(const EvalOptions& o) {
             const char* iou_rule = "IoU >= 0.5 with the boxes";
             print(curve, points ? points_rule : iou_rule);
             print(fppi_curve(truth, points ? iou_match() : face_points_match()), points ? iou_rule : points_rule);
+        }
+        if (!o.annotations.empty()) {
+            AnnotationFormat format = AnnotationFormat::Voc;
+            if (o.format == "auto") format = guess_annotation_format(o.annotations);
+            else kAnnotationFormatNames.parse(o.format, format);
+            AnnotationOptions ao;
+            ao.label = o.object_class;
+            ao.images = o.images;
+            const auto set = annotation_file_images(o.annotations, format, ao, fs::path(o.annotations).filename().string());
+            std::vector<ImageTruth> truth;
+            if (model) {
+                const bool person = o.box == "person" || (o.box == "auto" && model->window() == kPeopleWindow);
+                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, person ? person_box : window_box);
+            } else if (!o.detections.empty()) {
+                // Boxes as they are: cascade detect's JSON, or any detector's in that form.
+                truth = truth_from_detections(*set, o.detections, false, o.fusion, kPeopleWindow, window_box);
+            } else {
+                throw std::runtime_error("--annotations needs --model or --detections");
+            }
+            std::size_t objects = 0;
+            for (const ImageTruth& t : truth) objects += t.people.size();
+            const auto curve = fppi_curve(truth);
+            if (!o.curve.empty()) write_text_atomically(o.curve, csv(curve, "fppi"));
+            const std::string cls = o.object_class.empty() ? "" : ", class " + o.object_class;
+            std::printf("%s: %s (%s, %zu images, %zu objects%s, padding %.2f): log-average miss rate %.4f; miss rate %.4f at "
+                        "0.1 FPPI, %.4f at 1 FPPI; AP@0.5 %.4f; detection rate",
+                        label.c_str(), set->name().c_str(), std::string(kAnnotationFormatNames.name(format)).c_str(), truth.size(),
+                        objects, cls.c_str(), model ? o.pad : 0.0,
+                        log_average_miss_rate(curve), miss_rate_at(curve, 0.1), miss_rate_at(curve, 1.0),
+                        average_precision(curve, truth.size(), objects));
+            for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
+            std::printf(" false positives\n");
         }
         return kExitOk;
     } catch (const std::exception& e) {

@@ -177,8 +177,22 @@ int main(int argc, char** argv) {
         ->check(choices({"points", "iou"}))->capture_default_str();
     eval->add_option("--min-scale", ev.min_scale, "Full-image scans: smallest window scale, >= 1/16 (below 1 upscales)")
         ->capture_default_str();
-    eval->add_option("--pad", ev.pad, "PennFudan: replicated border added on every side, as a share of the image height "
-                                      "(people fill the frame; the window needs room around them)")->capture_default_str();
+    eval->add_option("--annotations", ev.annotations,
+                     "An annotated set to detect on and score: a PASCAL VOC XML file or folder, a COCO JSON, a dlib imglab XML "
+                     "or an opencv_annotation text file; prints the log-average miss rate, the miss rate at 0.1 and 1 FPPI, AP "
+                     "at IoU 0.5 (COCO's 101-point interpolation) and the detection rate at 10, 50 and 100 false positives");
+    eval->add_option("--format", ev.format, "--annotations format: auto (by the file), voc, coco, dlib, opencv")
+        ->check(choices({"auto", "voc", "coco", "dlib", "opencv"}))->capture_default_str();
+    eval->add_option("--class", ev.object_class, "--annotations: only objects of this class (VOC name, COCO category, dlib label)");
+    eval->add_option("--images", ev.images, "--annotations: the folder the image names are relative to (default: the format's)");
+    eval->add_option("--curve", ev.curve, "--annotations: write the miss rate vs FPPI curve to this CSV");
+    eval->add_option("--box", ev.box,
+                     "--annotations: the box a detection stands for: window (the model's window), person (the person inside a "
+                     "64x128 people window, as for PennFudan), auto (person for 64x128 models, else window)")
+        ->check(choices({"auto", "window", "person"}))->capture_default_str();
+    eval->add_option("--pad", ev.pad, "PennFudan and --annotations with --model: replicated border added on every side, as a "
+                                      "share of the image height (people fill the frame; the window needs room around them; "
+                                      "0 for none). --faces scans unpadded")->capture_default_str();
 
     // inspect ------------------------------------------------------------------------------
     InspectOptions insp;

@@ -9,6 +9,7 @@
 
 #include "cascadekit/eval/curves.hpp"
 #include "cascadekit/features/geometry.hpp"
+#include "cascadekit/io/annotations.hpp"
 
 namespace cascadekit {
 
@@ -52,6 +53,11 @@ std::unique_ptr<AnnotatedImages> box_file_images(const std::filesystem::path& fo
 // CMU+MIT frontal faces as shipped in $CASCADEKIT_DATA/Faces/cmu-mit: test/ and test-low/, each
 // with its facegroundtruth.txt and groundtruth.txt (face points).
 std::unique_ptr<AnnotatedImages> cmu_mit_faces(const std::filesystem::path& root);
+
+// The images and boxes of a labelling tool's annotation file or folder (PASCAL VOC, COCO, dlib
+// imglab, OpenCV: io/annotations.hpp), read at once (AnnotationError on damage).
+std::unique_ptr<AnnotatedImages> annotation_file_images(const std::filesystem::path& path, AnnotationFormat format,
+                                                        const AnnotationOptions& options, std::string name);
 
 // An explicit list (e.g. held-out negative images: no boxes).
 std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedImage> images);

@@ -86,6 +86,11 @@ std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, const 
 // off an FPPI curve (the classic face-detection ROC points: 10, 31, 50, … false positives).
 double detection_rate_at(const std::vector<CurvePoint>& fppi, std::size_t images, double false_positives);
 
+// Average precision at the curve's matching rule, COCO's way: the precision envelope (the best
+// precision at any recall at least r) averaged over r = 0, 0.01, …, 1. Precision at a point is
+// TP / (TP + FP) with TP = (1 − miss rate)·objects and FP = FPPI·images. 0 without objects.
+double average_precision(const std::vector<CurvePoint>& fppi, std::size_t images, std::size_t objects);
+
 // Mean of log miss rates at 9 FPPI points evenly spaced in log space over [1e-2, 1], as a miss
 // rate (Dollár et al.'s log-average miss rate).
 double log_average_miss_rate(const std::vector<CurvePoint>& fppi);
