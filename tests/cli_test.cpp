@@ -347,3 +347,37 @@ TEST(Cli, EvalAnnotationsInEveryFormat) {
     EXPECT_EQ(nothing.code, 1);
     EXPECT_NE(nothing.err.find("nothing to measure"), std::string::npos) << nothing.err;
 }
+
+// Operating points: --threshold before fusion, --min-neighbors after it, --min-size/--max-size
+// as window heights; each box says how many windows it stands for; conflicting options refused.
+TEST(Cli, DetectOperatingPoints) {
+    const Scene s = make_scene("cli_operating_points");
+    auto boxes = [&](const std::string& args) {
+        const CommandResult r = cascade("-q detect --model " + q(s.model) + " --json " + q(s.dir / "d.json") + " " + args + " " +
+                                            q(s.image), s.dir);
+        EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+        return nlohmann::json::parse(slurp(s.dir / "d.json"));
+    };
+    const auto raw = boxes("--fuse none");
+    const auto& windows = raw["images"][0]["detections"];
+    ASSERT_GT(windows.size(), 4u);
+    for (const auto& d : windows) EXPECT_EQ(d["windows"], 1);
+    const auto nms = boxes("--fuse nms");
+    int counted = 0;
+    for (const auto& d : nms["images"][0]["detections"]) counted += d["windows"].get<int>();
+    EXPECT_EQ(counted, static_cast<int>(windows.size()));  // each window counted by exactly one box
+    const auto strict = boxes("--fuse nms --min-neighbors 2");
+    EXPECT_LT(strict["images"][0]["detections"].size(), nms["images"][0]["detections"].size());
+    for (const auto& d : strict["images"][0]["detections"]) EXPECT_GT(d["windows"].get<int>(), 2);
+    EXPECT_EQ(boxes("--fuse none --threshold 1e9")["images"][0]["detections"].size(), 0u);
+    // The bar model's window is 128 tall: --min-size 184.32 is scale 1.44, the second bar's.
+    const auto big = boxes("--fuse none --min-size 184.32");
+    EXPECT_DOUBLE_EQ(big["params"]["min_scale"].get<double>(), 1.44);
+    for (const auto& d : big["images"][0]["detections"]) EXPECT_GE(d["h"].get<double>(), 184.32 - 1e-9);
+    const CommandResult both = cascade("detect --model " + q(s.model) + " --min-size 100 --min-scale 2 " + q(s.image), s.dir);
+    EXPECT_EQ(both.code, 1);
+    EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+    const CommandResult none = cascade("detect --model " + q(s.model) + " --fuse none --min-neighbors 1 " + q(s.image), s.dir);
+    EXPECT_EQ(none.code, 1);
+    EXPECT_NE(none.err.find("--min-neighbors needs fusion"), std::string::npos) << none.err;
+}

@@ -33,11 +33,11 @@ def main():
     print(f"backend: {det.backend}, model: {det.model}")
     for path in sorted(folder.glob("*.png")):
         img = read_rgb(path)
-        boxes = det.detect(img, fuse="nms", order="rgb")  # N×5: x, y, w, h, score; best first
+        boxes = det.detect(img, fuse="nms", order="rgb")  # N×6: x, y, w, h, score, windows; best first
         stats = det.last_stats
         print(f"{path.name}: {stats['windows_scanned']} windows scanned, {len(boxes)} boxes")
-        for x, y, w, h, score in boxes[:5]:
-            print(f"  x {x:.0f} y {y:.0f} w {w:.0f} h {h:.0f} score {score:.3f}")
+        for x, y, w, h, score, windows in boxes[:5]:
+            print(f"  x {x:.0f} y {y:.0f} w {w:.0f} h {h:.0f} score {score:.3f} ({windows:.0f} windows)")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 //   import cascadekit
 //   det = cascadekit.Detector("experiments/models/inria-hog-cascade.h5", backend="auto")
 //   boxes = det.detect(img)          # img: uint8 H×W (gray), H×W×3 (BGR) or H×W×4; any strides
-//   # boxes: float64 N×5, rows (x, y, w, h, score), best first after fusion
+//   # boxes: float64 N×6, rows (x, y, w, h, score, windows), best first after fusion
 //
 // The GIL is released while a detector or the trainer works, so other Python threads run.
 #include <pybind11/functional.h>
@@ -104,24 +104,29 @@ public:
         detector_ = Detector::create(model_, params_, parse_name(kBackendNames, backend, "backend"), device);
     }
 
-    py::array_t<double> detect(const py::array& image, const std::string& fuse, double nms_iou, const std::string& order) {
+    py::array_t<double> detect(const py::array& image, const std::string& fuse, double nms_iou, double threshold,
+                               int min_neighbors, const std::string& order) {
         const Pixels px = pixels_of(image, order);
         FusionParams fp;
         fp.method = parse_name(kFusionNames, fuse, "fuse");
         fp.nms_iou = nms_iou;
+        if (min_neighbors < 0) throw py::value_error("min_neighbors must be >= 0");
+        if (min_neighbors > 0 && fp.method == FusionMethod::None) throw py::value_error("min_neighbors needs fuse='meanshift' or 'nms'");
         std::vector<Detection> boxes;
         {
             py::gil_scoped_release unlocked;
             DetectResult r = detector_->detect(px.view);
             last_stats_ = r.stats;
+            std::erase_if(r.detections, [&](const Detection& d) { return d.score < threshold; });
             boxes = cascadekit::fuse(r.detections, model_.window_width, model_.window_height, fp);
+            std::erase_if(boxes, [&](const Detection& d) { return d.support <= min_neighbors; });
         }
-        py::array_t<double> out({static_cast<py::ssize_t>(boxes.size()), py::ssize_t{5}});
+        py::array_t<double> out({static_cast<py::ssize_t>(boxes.size()), py::ssize_t{6}});
         auto o = out.mutable_unchecked<2>();
         for (std::size_t i = 0; i < boxes.size(); ++i) {
             const auto k = static_cast<py::ssize_t>(i);
             o(k, 0) = boxes[i].x, o(k, 1) = boxes[i].y, o(k, 2) = boxes[i].w, o(k, 3) = boxes[i].h;
-            o(k, 4) = boxes[i].score;
+            o(k, 4) = boxes[i].score, o(k, 5) = boxes[i].support;
         }
         return out;
     }
@@ -238,10 +243,12 @@ PYBIND11_MODULE(cascadekit, m) {
              "model: a path or a Model; backend: 'auto' (CUDA when present), 'cpu' or 'cuda'; stride: window step in level "
              "pixels; scale_step: ratio of pyramid scales; min_scale below 1 upscales; max_scale 0 = no limit")
         .def("detect", &PyDetector::detect, py::arg("image"), py::arg("fuse") = "meanshift", py::arg("nms_iou") = 0.5,
-             py::arg("order") = "bgr",
+             py::arg("threshold") = 0.0, py::arg("min_neighbors") = 0, py::arg("order") = "bgr",
              "Detect on a uint8 image: H×W gray, H×W×3 or H×W×4 (order 'bgr' or 'rgb'), any strides. Returns a float64 "
-             "array N×5 of (x, y, w, h, score) in input pixels. fuse: 'meanshift' (default), 'nms' (greedy, nms_iou) or "
-             "'none' (every accepted window)")
+             "array N×6 of (x, y, w, h, score, windows) in input pixels, windows being the raw windows a box stands for. "
+             "fuse: 'meanshift' (default), 'nms' (greedy, nms_iou) or 'none' (every accepted window). threshold: windows "
+             "scoring below it are dropped before fusion; min_neighbors: boxes standing for that many other windows or "
+             "fewer are dropped after it (as cascade detect's options)")
         .def_property_readonly("backend", &PyDetector::backend, "'cpu' or 'cuda'")
         .def_property_readonly("model", &PyDetector::model)
         .def_property_readonly("last_stats", &PyDetector::last_stats,

@@ -52,7 +52,8 @@ def test_detect_returns_boxes_and_statistics():
     det = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1)
     assert det.backend == "cpu"
     raw = det.detect(bars(), fuse="none")
-    assert raw.dtype == np.float64 and raw.ndim == 2 and raw.shape[1] == 5
+    assert raw.dtype == np.float64 and raw.ndim == 2 and raw.shape[1] == 6
+    assert (raw[:, 5] == 1).all()  # a raw window stands for itself
     stats = det.last_stats
     assert stats["windows_scanned"] > 1000
     assert stats["windows_accepted"] == raw.shape[0]
@@ -65,6 +66,14 @@ def test_detect_returns_boxes_and_statistics():
     fused = det.detect(bars(), fuse="nms", nms_iou=0.3)
     assert fused.shape[0] <= raw.shape[0]
     assert (np.diff(fused[:, 4]) <= 0).all()  # best first
+    assert fused[:, 5].sum() == raw.shape[0]  # every window is counted by one box
+    # Operating points: a score threshold before fusion, a neighbour count after it.
+    if raw.shape[0]:
+        cut = float(np.median(raw[:, 4]))
+        assert (det.detect(bars(), fuse="none", threshold=cut)[:, 4] >= cut).all()
+        assert (det.detect(bars(), fuse="nms", min_neighbors=1)[:, 5] > 1).all()
+    with pytest.raises(ValueError, match="min_neighbors"):
+        det.detect(bars(), fuse="none", min_neighbors=2)
 
 
 def test_every_layout_gives_the_same_boxes():
@@ -113,6 +122,7 @@ def test_same_detections_as_the_command(tmp_path):
     for g, w in zip(got, want):
         assert g[:4] == pytest.approx([w["x"], w["y"], w["w"], w["h"]], abs=0.01)
         assert g[4] == pytest.approx(w["score"], abs=1e-3)
+        assert g[5] == w["windows"]
 
 
 def test_detectors_run_in_parallel_threads():

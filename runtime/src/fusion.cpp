@@ -43,6 +43,7 @@ std::vector<Detection> fuse_meanshift(const std::vector<Detection>& raw, int win
     struct Mode {
         Vec3 y;
         double density;
+        int support = 1;  // seeds that converged here (merged modes add theirs)
     };
     std::vector<Mode> modes;
     constexpr int kMaxIterations = 100;
@@ -75,16 +76,17 @@ std::vector<Detection> fuse_meanshift(const std::vector<Detection>& raw, int win
     std::stable_sort(modes.begin(), modes.end(), [](const Mode& a, const Mode& b) { return a.density > b.density; });
     std::vector<Mode> kept;
     for (const Mode& m : modes) {
-        const bool merged = std::any_of(kept.begin(), kept.end(), [&](const Mode& k) {
+        const auto into = std::find_if(kept.begin(), kept.end(), [&](const Mode& k) {
             return mahalanobis2(m.y, k.y, inv_var_at(k.y[2], p)) < 1.0;
         });
-        if (!merged) kept.push_back(m);
+        if (into == kept.end()) kept.push_back(m);
+        else into->support += m.support;
     }
     std::vector<Detection> out;
     for (const Mode& m : kept) {
         const double scale = std::exp(m.y[2]);
         const double w = window_width * scale, h = window_height * scale;
-        out.push_back({m.y[0] - w / 2, m.y[1] - h / 2, w, h, static_cast<float>(m.density), -1, scale});
+        out.push_back({m.y[0] - w / 2, m.y[1] - h / 2, w, h, static_cast<float>(m.density), -1, scale, -1, m.support});
     }
     return out;
 }
@@ -95,8 +97,14 @@ std::vector<Detection> fuse_nms(const std::vector<Detection>& raw, double iou_th
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return raw[a].score > raw[b].score; });
     std::vector<Detection> kept;
     for (std::size_t i : order) {
-        const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](const Detection& k) { return iou(k.box(), raw[i].box()) > iou_threshold; });
-        if (!suppressed) kept.push_back(raw[i]);
+        // The first (best) kept box that suppresses it counts it.
+        const auto by = std::find_if(kept.begin(), kept.end(), [&](const Detection& k) { return iou(k.box(), raw[i].box()) > iou_threshold; });
+        if (by == kept.end()) {
+            kept.push_back(raw[i]);
+            kept.back().support = 1;
+        } else {
+            ++by->support;
+        }
     }
     for (Detection& d : kept) d.level = -1;
     return kept;

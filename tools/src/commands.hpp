@@ -24,6 +24,13 @@ struct DetectOptions {
     std::string json;         // empty: no JSON
     std::string draw_dir;     // empty: no drawings
     long long max_frames = 0; // per video; 0 = all
+    // Operating point: windows scoring below `threshold` are dropped before fusion; fused boxes
+    // standing for min_neighbors or fewer other windows are dropped after it (OpenCV's
+    // minNeighbors); min_size / max_size (window height in input pixels, 0 = none) set the scan's
+    // smallest and largest window scale.
+    double threshold = 0;
+    int min_neighbors = 0;
+    double min_size = 0, max_size = 0;
 };
 int run_detect(const DetectOptions& options);
 

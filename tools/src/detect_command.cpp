@@ -65,10 +65,11 @@ public:
         json_["model"] = std::move(model_path);
         json_["backend"] = bulk.backend_name();
         json_["params"] = {{"stride", o.params.stride},         {"scale_step", o.params.scale_step},
-                           {"min_scale", o.params.min_scale},   {"max_scale", o.params.max_scale},
+                           {"min_scale", bulk.params().min_scale}, {"max_scale", bulk.params().max_scale},
                            {"fuse", to_string(o.fusion.method)}, {"nms_iou", o.fusion.nms_iou},
                            {"sigma_x", o.fusion.sigma_x},       {"sigma_y", o.fusion.sigma_y},
-                           {"sigma_s", o.fusion.sigma_s}};
+                           {"sigma_s", o.fusion.sigma_s},       {"threshold", o.threshold},
+                           {"min_neighbors", o.min_neighbors}};
         json_["images"] = nlohmann::json::array();
         json_["errors"] = nlohmann::json::array();
     }
@@ -82,11 +83,16 @@ public:
 
     // One detection of an image or a video frame (frame < 0 for still images).
     void process(const cv::Mat& bgr, const DetectResult& r, double ms, const std::string& path, long long frame) {
-        const auto fused = fuse(r.detections, bulk_.model().window_width, bulk_.model().window_height, o_.fusion);
+        std::vector<Detection> windows;
+        for (const Detection& d : r.detections)
+            if (d.score >= o_.threshold) windows.push_back(d);
+        auto fused = fuse(windows, bulk_.model().window_width, bulk_.model().window_height, o_.fusion);
+        std::erase_if(fused, [&](const Detection& d) { return d.support <= o_.min_neighbors; });
         nlohmann::json entry{{"path", path}, {"width", bgr.cols}, {"height", bgr.rows}};
         if (frame >= 0) entry["frame"] = frame;
         auto& dets = entry["detections"] = nlohmann::json::array();
-        for (const Detection& d : fused) dets.push_back({{"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"score", d.score}});
+        for (const Detection& d : fused)
+            dets.push_back({{"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"score", d.score}, {"windows", d.support}});
         entry["stats"] = {{"windows_scanned", r.stats.windows_scanned},
                           {"rejected_per_stage", r.stats.rejected_per_stage},
                           {"weak_evaluated", r.stats.weak_evaluated},
@@ -107,7 +113,7 @@ public:
             count,
             [&](std::size_t i) {
                 auto mat = std::make_shared<cv::Mat>(decode(i));
-                check_scan_size(mat->cols, mat->rows, o_.params.min_scale);
+                check_scan_size(mat->cols, mat->rows, bulk_.params().min_scale);
                 return BulkImage{view_of(*mat), mat};
             },
             [&](std::size_t i, DetectResult&& r, const BulkImage& image, double ms) {
@@ -181,7 +187,7 @@ public:
             return;
         }
         try {  // the frame size the container declares, before any frame is decoded
-            check_scan_size(cap.get(cv::CAP_PROP_FRAME_WIDTH), cap.get(cv::CAP_PROP_FRAME_HEIGHT), o_.params.min_scale);
+            check_scan_size(cap.get(cv::CAP_PROP_FRAME_WIDTH), cap.get(cv::CAP_PROP_FRAME_HEIGHT), bulk_.params().min_scale);
         } catch (const std::exception& e) {
             fail(path, std::string("video frames: ") + e.what());
             return;
@@ -261,7 +267,12 @@ int run_detect(const DetectOptions& o) {
         BulkOptions bo;
         bo.backend = o.backend;
         bo.device = o.device;
-        bulk = std::make_unique<BulkDetector>(model, o.params, bo);
+        DetectParams params = o.params;
+        if (o.min_size > 0) params.min_scale = o.min_size / model.window_height;
+        if (o.max_size > 0) params.max_scale = o.max_size / model.window_height;
+        if (o.min_neighbors > 0 && o.fusion.method == FusionMethod::None)
+            throw std::runtime_error("--min-neighbors needs fusion (--fuse meanshift or nms), not --fuse none");
+        bulk = std::make_unique<BulkDetector>(model, params, bo);
         prepare_outputs(o);
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());

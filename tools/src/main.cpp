@@ -123,6 +123,22 @@ int main(int argc, char** argv) {
     detect->add_option("--json", det.json, "Write detections as JSON to this file");
     detect->add_option("--draw", det.draw_dir, "Write annotated images into this folder");
     detect->add_option("--max-frames", det.max_frames, "Frames to read from each video (0 = all)")->check(CLI::NonNegativeNumber);
+    detect->add_option("--threshold", det.threshold,
+                       "Drop windows whose score (the sum of the cascade's stage margins, >= 0 for every accepted window) is "
+                       "below this, before fusion: raise it for fewer, surer detections")->capture_default_str();
+    auto* neighbors = detect->add_option("--min-neighbors", det.min_neighbors,
+                                         "Keep a fused box only when more than N other windows fused into it (OpenCV's "
+                                         "minNeighbors; needs --fuse meanshift or nms)")
+                          ->check(CLI::NonNegativeNumber)->capture_default_str();
+    auto* min_size = detect->add_option("--min-size", det.min_size,
+                                        "Smallest window height in input pixels (sets --min-scale to SIZE / the model's window "
+                                        "height; below the window height it upscales)")->check(CLI::PositiveNumber);
+    detect->add_option("--max-size", det.max_size, "Largest window height in input pixels (sets --max-scale likewise)")
+        ->check(CLI::PositiveNumber);
+    min_size->excludes(detect->get_option("--min-scale"));
+    min_size->excludes(detect->get_option("--upscale"));
+    detect->get_option("--max-size")->excludes(detect->get_option("--max-scale"));
+    (void)neighbors;
 
     // train --------------------------------------------------------------------------------
     TrainCommandOptions tr;

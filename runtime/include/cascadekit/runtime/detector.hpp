@@ -42,6 +42,9 @@ struct Detection {
     int level = 0;  // pyramid level, -1 after fusion
     double scale = 1.0;
     int stages_passed = -1;  // number of stages the window passed (all of them when accepted)
+    // After fusion: the raw windows the box stands for (mean shift: those whose mode it is; NMS:
+    // itself and those it suppressed), OpenCV's "neighbours" plus one. A raw window: 1.
+    int support = 1;
     Box box() const { return {x, y, w, h}; }
     friend bool operator==(const Detection&, const Detection&) = default;
 };
