@@ -329,6 +329,19 @@ TEST(Cli, EvalAnnotationsInEveryFormat) {
         EXPECT_EQ(figures, first) << a;
         EXPECT_TRUE(fs::exists(s.dir / "c.csv"));
     }
+    // A plot of this curve and an earlier one; a malformed curve to compare is refused first.
+    const CommandResult plot = cascade(common + q(s.dir / "bars.txt") + " --plot " + q(s.dir / "p.png") + " --compare " +
+                                           q("earlier=" + (s.dir / "c.csv").string()), s.dir);
+    ASSERT_EQ(plot.code, 0) << plot.err;
+    const cv::Mat png = cv::imread((s.dir / "p.png").string());
+    EXPECT_EQ(png.cols, 760);
+    EXPECT_EQ(png.rows, 560);
+    std::ofstream(s.dir / "notcurve.csv") << "a,b\n1,2\n";
+    const CommandResult badcurve = cascade(common + q(s.dir / "bars.txt") + " --plot " + q(s.dir / "p2.png") + " --compare " +
+                                               q("x=" + (s.dir / "notcurve.csv").string()), s.dir);
+    EXPECT_EQ(badcurve.code, 1);
+    EXPECT_NE(badcurve.err.find("notcurve.csv: not an FPPI curve"), std::string::npos) << badcurve.err;
+    EXPECT_FALSE(fs::exists(s.dir / "p2.png"));
     // A class with no objects here, and one bar turned into a crowd (ignored) region.
     const CommandResult post = cascade(common + q(s.dir / "bars.json") + " --class post", s.dir);
     EXPECT_NE(post.out.find("1 images, 0 objects"), std::string::npos) << post.out << post.err;

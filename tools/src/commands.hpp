@@ -61,6 +61,8 @@ struct EvalOptions {
     double scale_step = 1.2;
     // --annotations: any annotated set in a labelling tool's format (io/annotations.hpp).
     std::string annotations, format = "auto", object_class, images, curve;
+    std::string plot;                  // --annotations: the FPPI curve as a PNG
+    std::vector<std::string> compare;  // NAME=CSV: earlier --curve files drawn on the same plot
     std::string box = "auto";  // detections as boxes: window, person (64×128 people windows), auto
     double pad = 0.25;  // PennFudan: replicated border on every side, as a share of the image height
     FusionParams fusion;  // PennFudan: how windows are fused (method from --fuse, default nms)

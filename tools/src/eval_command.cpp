@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "image_files.hpp"
 #include "output_files.hpp"
+#include "plot.hpp"
 
 namespace cascadekit::tools {
 
@@ -135,8 +136,17 @@ int run_eval(const EvalOptions& o) {
             return fo;
         };
         // Every output is checked before the (long) evaluation starts.
-        for (const std::string* out : {&o.fppw, &o.rejection, &o.survival, &o.fppi, &o.faces, &o.curve})
+        for (const std::string* out : {&o.fppw, &o.rejection, &o.survival, &o.fppi, &o.faces, &o.curve, &o.plot})
             if (!out->empty()) check_writable_file(*out);
+        if ((!o.plot.empty() || !o.compare.empty()) && o.annotations.empty())
+            throw std::runtime_error("--plot and --compare go with --annotations");
+        // Curves to compare with, read (and checked) before the evaluation runs.
+        std::vector<NamedCurve> others;
+        for (const std::string& c : o.compare) {
+            const auto eq = c.find('=');
+            if (eq == std::string::npos || eq == 0) throw std::runtime_error("--compare takes NAME=CSV, not '" + c + "'");
+            others.push_back({c.substr(0, eq), read_curve_csv(c.substr(eq + 1))});
+        }
         if (!o.write_lists.empty()) {
             fs::create_directories(o.write_lists);
             check_writable_file(fs::path(o.write_lists) / "pennfudan.txt");
@@ -302,6 +312,11 @@ int run_eval(const EvalOptions& o) {
                         average_precision(curve, truth.size(), objects));
             for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
             std::printf(" false positives\n");
+            if (!o.plot.empty()) {
+                others.insert(others.begin(), NamedCurve{label, curve});
+                write_fppi_plot(o.plot, set->name() + " (" + std::to_string(truth.size()) + " images, " + std::to_string(objects) +
+                                            " objects" + cls + ")", others);
+            }
         }
         return kExitOk;
     } catch (const std::exception& e) {

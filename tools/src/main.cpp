@@ -202,6 +202,12 @@ int main(int argc, char** argv) {
     eval->add_option("--class", ev.object_class, "--annotations: only objects of this class (VOC name, COCO category, dlib label)");
     eval->add_option("--images", ev.images, "--annotations: the folder the image names are relative to (default: the format's)");
     eval->add_option("--curve", ev.curve, "--annotations: write the miss rate vs FPPI curve to this CSV");
+    eval->add_option("--plot", ev.plot,
+                     "--annotations: draw miss rate vs FPPI (log-log) into this PNG, named by --label and the set, with "
+                     "the log-average miss rate in the legend");
+    eval->add_option("--compare", ev.compare,
+                     "--annotations --plot: also draw these curves, each NAME=CSV (an earlier --curve file of another model "
+                     "or detector on the same set); repeatable");
     eval->add_option("--box", ev.box,
                      "--annotations: the box a detection stands for: window (the model's window), person (the person inside a "
                      "64x128 people window, as for PennFudan), auto (person for 64x128 models, else window)")
