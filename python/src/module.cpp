@@ -18,6 +18,8 @@
 #include <memory>
 #include <string>
 
+#include "cascadekit/eval/annotated_images.hpp"
+#include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
@@ -205,6 +207,60 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
     return d;
 }
 
+Box window_box(double x, double y, double w, double h) { return {x, y, w, h}; }
+
+// cascade eval --annotations, from Python: the same figures, as a dict.
+py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& annotations, const std::string& format,
+                  const std::string& object_class, const py::object& images, int stride, double scale_step,
+                  double min_scale, double pad, const std::string& fuse, double nms_iou, const std::string& box,
+                  const std::string& backend) {
+    const CascadeModel model = model_from(model_or_path);
+    AnnotationFormat f = AnnotationFormat::Voc;
+    if (format == "auto") f = guess_annotation_format(annotations);
+    else f = parse_name(kAnnotationFormatNames, format, "format");
+    if (box != "auto" && box != "window" && box != "person") throw py::value_error("box must be auto, window or person, not '" + box + "'");
+    AnnotationOptions ao;
+    ao.label = object_class;
+    if (!images.is_none()) ao.images = py::str(images).cast<std::string>();  // a str or a pathlib.Path
+    FullImageOptions fo;
+    fo.params.stride = stride;
+    fo.params.scale_step = scale_step;
+    fo.params.min_scale = min_scale;
+    validate(fo.params);
+    fo.fusion.method = parse_name(kFusionNames, fuse, "fuse");
+    fo.fusion.nms_iou = nms_iou;
+    fo.pad = pad;
+    fo.bulk.backend = parse_name(kBackendNames, backend, "backend");
+    const bool person = box == "person" || (box == "auto" && model.window() == kPeopleWindow);
+    std::vector<ImageTruth> truth;
+    {
+        py::gil_scoped_release unlocked;
+        const auto set = annotation_file_images(annotations, f, ao, annotations.filename().string());
+        truth = detect_annotated(model, *set, fo, tools::load_gray, person ? person_box : window_box);
+    }
+    std::size_t objects = 0;
+    for (const ImageTruth& t : truth) objects += t.people.size();
+    const auto curve = fppi_curve(truth);
+    py::array_t<double> points({static_cast<py::ssize_t>(curve.size()), py::ssize_t{3}});
+    auto p = points.mutable_unchecked<2>();
+    for (std::size_t i = 0; i < curve.size(); ++i) {
+        const auto k = static_cast<py::ssize_t>(i);
+        p(k, 0) = curve[i].fp, p(k, 1) = curve[i].miss_rate, p(k, 2) = curve[i].threshold;
+    }
+    py::dict rates;
+    for (int fp : {10, 50, 100}) rates[py::int_(fp)] = detection_rate_at(curve, truth.size(), fp);
+    py::dict d;
+    d["images"] = truth.size();
+    d["objects"] = objects;
+    d["log_average_miss_rate"] = log_average_miss_rate(curve);
+    d["miss_rate_at_0.1_fppi"] = miss_rate_at(curve, 0.1);
+    d["miss_rate_at_1_fppi"] = miss_rate_at(curve, 1.0);
+    d["ap50"] = average_precision(curve, truth.size(), objects);
+    d["detection_rate_at"] = rates;
+    d["curve"] = points;
+    return d;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(cascadekit, m) {
@@ -255,6 +311,14 @@ PYBIND11_MODULE(cascadekit, m) {
                                "the last detect()'s windows scanned and accepted, weak learners evaluated, levels, and "
                                "windows rejected by each stage");
 
+    m.def("evaluate", &evaluate, py::arg("model"), py::arg("annotations"), py::arg("format") = "auto",
+          py::arg("object_class") = "", py::arg("images") = py::none(), py::arg("stride") = 8,
+          py::arg("scale_step") = 1.2, py::arg("min_scale") = 1.0, py::arg("pad") = 0.25, py::arg("fuse") = "nms",
+          py::arg("nms_iou") = 0.5, py::arg("box") = "auto", py::arg("backend") = "auto",
+          "Detect on an annotated set (PASCAL VOC, COCO, dlib imglab or opencv_annotation; format 'auto' tells them "
+          "apart) and score it as `cascade eval --annotations`: a dict with images, objects, log_average_miss_rate, "
+          "miss_rate_at_0.1_fppi, miss_rate_at_1_fppi, ap50, detection_rate_at {10, 50, 100} and curve (N×3: FPPI, "
+          "miss rate, score threshold)");
     m.def("train", &train, py::arg("config"), py::arg("out"), py::arg("resume") = false, py::arg("finish") = false,
           py::arg("backend") = "", py::arg("progress") = py::none(),
           "Train from a YAML configuration (configs/README.md) into the model file `out`, as `cascade train` does (data "

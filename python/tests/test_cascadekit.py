@@ -188,3 +188,26 @@ mining: {{stride: 4, scale_step: 1.25, backend: cpu}}
     assert m.feature_family == "lbp" and m.window == (24, 24)
     with pytest.raises(RuntimeError, match="missing.yaml"):
         cascadekit.train(str(tmp_path / "missing.yaml"), str(tmp_path / "x.h5"))
+
+
+def test_evaluate_on_annotations_in_two_formats(tmp_path):
+    """The bar-free synthetic frame annotated in COCO and OpenCV's text: the same figures."""
+    img = bars()
+    (tmp_path / "f.pgm").write_bytes(b"P5\n%d %d\n255\n" % (img.shape[1], img.shape[0]) + img.tobytes())
+    (tmp_path / "a.txt").write_text("f.pgm 2 30 20 64 128 140 40 64 128\n")
+    (tmp_path / "a.json").write_text(json.dumps({
+        "images": [{"id": 1, "file_name": "f.pgm"}], "categories": [{"id": 1, "name": "person"}],
+        "annotations": [{"image_id": 1, "bbox": [30, 20, 64, 128], "category_id": 1},
+                        {"image_id": 1, "bbox": [140, 40, 64, 128], "category_id": 1}]}))
+    a = cascadekit.evaluate(str(PEOPLE), tmp_path / "a.txt", stride=4, scale_step=1.1, pad=0, box="window", backend="cpu")
+    b = cascadekit.evaluate(str(PEOPLE), tmp_path / "a.json", object_class="person", stride=4, scale_step=1.1, pad=0,
+                            box="window", backend="cpu")
+    assert a["images"] == 1 and a["objects"] == 2
+    for k in ("log_average_miss_rate", "ap50", "miss_rate_at_0.1_fppi"):
+        assert a[k] == b[k] and 0 <= a[k] <= 1
+    assert a["curve"].shape[1] == 3
+    assert set(a["detection_rate_at"]) == {10, 50, 100}
+    with pytest.raises(RuntimeError, match="no such file"):
+        cascadekit.evaluate(str(PEOPLE), tmp_path / "missing.json")
+    with pytest.raises(ValueError, match="box"):
+        cascadekit.evaluate(str(PEOPLE), tmp_path / "a.txt", box="head")
