@@ -79,7 +79,7 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
             std::vector<WindowRef> accepted;
             accepted.reserve(r.detections.size());
             for (const Detection& d : r.detections)
-                accepted.push_back({order[k], d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                accepted.push_back({order[k], 0, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
                                     static_cast<std::int32_t>(std::lround(d.y / d.scale))});
             p.windows_scanned += r.stats.windows_scanned;
             p.false_positives += accepted.size();

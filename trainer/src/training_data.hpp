@@ -13,9 +13,11 @@ namespace cascadekit::detail {
 // A window of a negative image: which image, at which pyramid scale, where in that level.
 struct WindowRef {
     std::uint32_t image = 0;
+    std::uint32_t reserved = 0;  // the padding before scale, named so that checkpoints hold zeros there, not stray bytes
     double scale = 1.0;
     std::int32_t x = 0, y = 0;
 };
+static_assert(sizeof(WindowRef) == 24, "the checkpoint's WindowRef is 24 bytes (docs/checkpoint.md)");
 
 // Receives one window of a level's features: (slot, features, x, y). Called from many threads
 // at once, each slot once.
