@@ -390,6 +390,21 @@ TEST(Cli, DetectOperatingPoints) {
     const CommandResult both = cascade("detect --model " + q(s.model) + " --min-size 100 --min-scale 2 " + q(s.image), s.dir);
     EXPECT_EQ(both.code, 1);
     EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+    // --pad: the image scanned with a border (100 px here): more windows; boxes in the image's
+    // coordinates, none further out than the border.
+    const auto padded = boxes("--fuse none --pad 0.25");
+    EXPECT_DOUBLE_EQ(padded["params"]["pad"].get<double>(), 0.25);
+    for (const auto& d : padded["images"][0]["detections"]) {
+        const double x = d["x"], y = d["y"], w = d["w"], h = d["h"];
+        EXPECT_GE(x, -100.0);
+        EXPECT_GE(y, -100.0);
+        EXPECT_LE(x + w, 420.0 + 100.0);
+        EXPECT_LE(y + h, 400.0 + 100.0);
+    }
+    EXPECT_GT(padded["images"][0]["stats"]["windows_scanned"].get<double>(), raw["images"][0]["stats"]["windows_scanned"].get<double>());
+    const CommandResult far = cascade("detect --model " + q(s.model) + " --pad 2 " + q(s.image), s.dir);
+    EXPECT_EQ(far.code, 1);
+    EXPECT_NE(far.err.find("--pad"), std::string::npos) << far.err;
     const CommandResult none = cascade("detect --model " + q(s.model) + " --fuse none --min-neighbors 1 " + q(s.image), s.dir);
     EXPECT_EQ(none.code, 1);
     EXPECT_NE(none.err.find("--min-neighbors needs fusion"), std::string::npos) << none.err;

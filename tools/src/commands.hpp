@@ -31,6 +31,9 @@ struct DetectOptions {
     double threshold = 0;
     int min_neighbors = 0;
     double min_size = 0, max_size = 0;
+    // Replicated border around each image, as a share of its height, so that windows reach past
+    // the edges (objects cut by the frame, or filling it); boxes are in the unpadded image.
+    double pad = 0;
 };
 int run_detect(const DetectOptions& options);
 

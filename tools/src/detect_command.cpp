@@ -69,7 +69,7 @@ public:
                            {"fuse", to_string(o.fusion.method)}, {"nms_iou", o.fusion.nms_iou},
                            {"sigma_x", o.fusion.sigma_x},       {"sigma_y", o.fusion.sigma_y},
                            {"sigma_s", o.fusion.sigma_s},       {"threshold", o.threshold},
-                           {"min_neighbors", o.min_neighbors}};
+                           {"min_neighbors", o.min_neighbors},  {"pad", o.pad}};
         json_["images"] = nlohmann::json::array();
         json_["errors"] = nlohmann::json::array();
     }
@@ -105,6 +105,12 @@ public:
         if (!o_.draw_dir.empty()) draw(bgr, fused, path, frame);
     }
 
+    // A decoded frame, and the same with --pad's replicated border (the detector scans that one).
+    struct Frame {
+        cv::Mat original, padded;
+        int pad = 0;
+    };
+
     // Decoded frames through the bulk detector, in order. A frame that cannot be served is
     // reported by name; a device failure stops the whole run (DeviceError propagates).
     void detect_frames(std::size_t count, const std::function<cv::Mat(std::size_t)>& decode,
@@ -112,12 +118,22 @@ public:
         bulk_.run(
             count,
             [&](std::size_t i) {
-                auto mat = std::make_shared<cv::Mat>(decode(i));
-                check_scan_size(mat->cols, mat->rows, bulk_.params().min_scale);
-                return BulkImage{view_of(*mat), mat};
+                auto f = std::make_shared<Frame>();
+                f->original = decode(i);
+                f->pad = static_cast<int>(std::lround(o_.pad * f->original.rows));
+                if (f->pad > 0) {
+                    check_scan_size(f->original.cols + 2.0 * f->pad, f->original.rows + 2.0 * f->pad, bulk_.params().min_scale);
+                    cv::copyMakeBorder(f->original, f->padded, f->pad, f->pad, f->pad, f->pad, cv::BORDER_REPLICATE);
+                } else {
+                    check_scan_size(f->original.cols, f->original.rows, bulk_.params().min_scale);
+                    f->padded = f->original;
+                }
+                return BulkImage{view_of(f->padded), f};
             },
             [&](std::size_t i, DetectResult&& r, const BulkImage& image, double ms) {
-                process(*static_cast<const cv::Mat*>(image.owner.get()), r, ms, name(i), frame(i));
+                const Frame& f = *static_cast<const Frame*>(image.owner.get());
+                for (Detection& d : r.detections) d.x -= f.pad, d.y -= f.pad;  // back to the unpadded image
+                process(f.original, r, ms, name(i), frame(i));
             },
             [&](std::size_t i, const std::string& message) {
                 std::string where = name(i);

@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
     min_size->excludes(detect->get_option("--min-scale"));
     min_size->excludes(detect->get_option("--upscale"));
     detect->get_option("--max-size")->excludes(detect->get_option("--max-scale"));
+    detect->add_option("--pad", det.pad,
+                       "Replicated border added on every side, as a share of the image height (0 to 1), so that windows "
+                       "reach past the edges: people cut by the frame or filling it (cascade eval pads PennFudan by 0.25); "
+                       "boxes stay in the image's coordinates and may extend past its edges")
+        ->check(CLI::Range(0.0, 1.0))->capture_default_str();
     (void)neighbors;
 
     // train --------------------------------------------------------------------------------
