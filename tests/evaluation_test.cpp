@@ -76,6 +76,27 @@ TEST(Evaluation, AveragePrecisionIsCocosInterpolation) {
     EXPECT_EQ(average_precision(fppi_curve({none}), 1, 1), 0.0);
 }
 
+// Objects by height, found at a threshold by the same greedy matching as the curve.
+TEST(Evaluation, FoundByHeightAtAThreshold) {
+    ImageTruth a;
+    a.people = {{0, 0, 10, 30}, {100, 0, 40, 120}, {300, 0, 100, 300}};
+    a.detections = {{{0, 0, 10, 30}, 0.9}, {{100, 0, 40, 120}, 0.4}, {{500, 0, 10, 30}, 0.8}};
+    const auto curve = fppi_curve({a});
+    EXPECT_DOUBLE_EQ(threshold_at(curve, 0.0), 0.9);  // no false positive: only the first
+    EXPECT_DOUBLE_EQ(threshold_at(curve, 1.0), 0.4);
+    EXPECT_TRUE(std::isinf(threshold_at({}, 1.0)));
+    const auto bins = found_by_height({a}, 0.5, {50, 100, 200});
+    ASSERT_EQ(bins.size(), 4u);
+    EXPECT_EQ(bins[0].objects, 1u);  // 30 px: found at 0.9
+    EXPECT_EQ(bins[0].found, 1u);
+    EXPECT_EQ(bins[1].objects, 0u);
+    EXPECT_EQ(bins[2].objects, 1u);  // 120 px: its detection scores 0.4 < 0.5
+    EXPECT_EQ(bins[2].found, 0u);
+    EXPECT_EQ(bins[3].objects, 1u);  // 300 px: no detection
+    EXPECT_EQ(bins[3].found, 0u);
+    EXPECT_EQ(found_by_height({a}, 0.4, {50, 100, 200})[2].found, 1u);
+}
+
 TEST(Evaluation, LogAverageMissRate) {
     EXPECT_NEAR(log_average_miss_rate({{0.001, 0.2, 1}}), 0.2, 1e-12);  // flat curve: its value
     // Miss 1 below 0.1 FPPI, 0.1 from 0.1 on: 4 reference points (0.01…0.056) at 1, 5 at 0.1.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "cascadekit/model/hog_svm_stage.hpp"
@@ -75,18 +76,16 @@ MatchRule face_points_match(double min_size, double max_size) {
     };
 }
 
-std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, const MatchRule& match, double ignore_iou) {
-    // Match once at the loosest threshold, greedily by score; a detection's status (true or false
-    // positive) does not change as the threshold rises, because greedy matching by descending
-    // score never lets a lower-scored detection affect a higher one.
-    struct Scored {
-        double score;
-        bool tp;
-    };
-    std::vector<Scored> all;
-    std::size_t people = 0;
-    for (const ImageTruth& im : images) {
-        people += im.people.size();
+namespace {
+// Greedy matching by descending score, once at the loosest threshold: a detection's status (true
+// or false positive) does not change as the threshold rises, because a lower-scored detection
+// never affects a higher one. Calls on_detection(score, true_positive) for every detection not
+// dropped on an ignore region, and on_object(image, object, score of the detection that found it).
+template <class OnDetection, class OnObject>
+void match_greedily(const std::vector<ImageTruth>& images, const MatchRule& match, double ignore_iou, OnDetection&& on_detection,
+                    OnObject&& on_object) {
+    for (std::size_t m = 0; m < images.size(); ++m) {
+        const ImageTruth& im = images[m];
         std::vector<std::size_t> order(im.detections.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::stable_sort(order.begin(), order.end(),
@@ -102,13 +101,27 @@ std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, const 
             }
             if (found >= 0) {
                 taken[static_cast<std::size_t>(found)] = true;
+                on_object(m, static_cast<std::size_t>(found), im.detections[i].score);
             } else if (std::any_of(im.ignore.begin(), im.ignore.end(),
                                    [&](const Box& g) { return iou(im.detections[i].box, g) >= ignore_iou; })) {
                 continue;  // on an ignore region: neither a hit nor a false positive
             }
-            all.push_back({im.detections[i].score, found >= 0});
+            on_detection(im.detections[i].score, found >= 0);
         }
     }
+}
+}  // namespace
+
+std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, const MatchRule& match, double ignore_iou) {
+    struct Scored {
+        double score;
+        bool tp;
+    };
+    std::vector<Scored> all;
+    std::size_t people = 0;
+    for (const ImageTruth& im : images) people += im.people.size();
+    match_greedily(images, match, ignore_iou, [&](double score, bool tp) { all.push_back({score, tp}); },
+                   [](std::size_t, std::size_t, double) {});
     std::sort(all.begin(), all.end(), [](const Scored& a, const Scored& b) { return a.score > b.score; });
     std::vector<CurvePoint> out;
     std::size_t tp = 0, fp = 0;
@@ -167,6 +180,30 @@ double average_precision(const std::vector<CurvePoint>& fppi, std::size_t images
         sum += best;
     }
     return sum / 101.0;
+}
+
+std::vector<SizeBin> found_by_height(const std::vector<ImageTruth>& images, double threshold, const std::vector<double>& edges,
+                                     const MatchRule& match, double ignore_iou) {
+    std::vector<SizeBin> bins;
+    for (std::size_t k = 0; k <= edges.size(); ++k)
+        bins.push_back({k == 0 ? 0.0 : edges[k - 1], k == edges.size() ? std::numeric_limits<double>::infinity() : edges[k], 0, 0});
+    auto bin_of = [&](double h) {
+        return static_cast<std::size_t>(std::upper_bound(edges.begin(), edges.end(), h) - edges.begin());
+    };
+    for (const ImageTruth& im : images)
+        for (const Box& b : im.people) ++bins[bin_of(b.h)].objects;
+    match_greedily(images, match, ignore_iou, [](double, bool) {},
+                   [&](std::size_t m, std::size_t g, double score) {
+                       if (score >= threshold) ++bins[bin_of(images[m].people[g].h)].found;
+                   });
+    return bins;
+}
+
+double threshold_at(const std::vector<CurvePoint>& fppi, double fp) {
+    double t = std::numeric_limits<double>::infinity();
+    for (const CurvePoint& p : fppi)
+        if (p.fp <= fp) t = p.threshold;
+    return t;
 }
 
 }  // namespace cascadekit

@@ -257,6 +257,16 @@ py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& 
     d["miss_rate_at_1_fppi"] = miss_rate_at(curve, 1.0);
     d["ap50"] = average_precision(curve, truth.size(), objects);
     d["detection_rate_at"] = rates;
+    py::list sizes;  // at 1 FPPI, by object height (as cascade eval --annotations prints)
+    for (const SizeBin& b : found_by_height(truth, threshold_at(curve, 1.0), {50, 100, 200})) {
+        py::dict bin;
+        bin["min_height"] = b.min_height;
+        bin["max_height"] = b.max_height;
+        bin["objects"] = b.objects;
+        bin["found"] = b.found;
+        sizes.append(bin);
+    }
+    d["found_by_height_at_1_fppi"] = sizes;
     d["curve"] = points;
     return d;
 }
@@ -317,8 +327,8 @@ PYBIND11_MODULE(cascadekit, m) {
           py::arg("nms_iou") = 0.5, py::arg("box") = "auto", py::arg("backend") = "auto",
           "Detect on an annotated set (PASCAL VOC, COCO, dlib imglab or opencv_annotation; format 'auto' tells them "
           "apart) and score it as `cascade eval --annotations`: a dict with images, objects, log_average_miss_rate, "
-          "miss_rate_at_0.1_fppi, miss_rate_at_1_fppi, ap50, detection_rate_at {10, 50, 100} and curve (N×3: FPPI, "
-          "miss rate, score threshold)");
+          "miss_rate_at_0.1_fppi, miss_rate_at_1_fppi, ap50, detection_rate_at {10, 50, 100}, found_by_height_at_1_fppi "
+          "(objects and found under 50, 50-100, 100-200 and from 200 px) and curve (N×3: FPPI, miss rate, score threshold)");
     m.def("train", &train, py::arg("config"), py::arg("out"), py::arg("resume") = false, py::arg("finish") = false,
           py::arg("backend") = "", py::arg("progress") = py::none(),
           "Train from a YAML configuration (configs/README.md) into the model file `out`, as `cascade train` does (data "

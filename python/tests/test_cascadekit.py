@@ -207,6 +207,8 @@ def test_evaluate_on_annotations_in_two_formats(tmp_path):
         assert a[k] == b[k] and 0 <= a[k] <= 1
     assert a["curve"].shape[1] == 3
     assert set(a["detection_rate_at"]) == {10, 50, 100}
+    sizes = a["found_by_height_at_1_fppi"]
+    assert len(sizes) == 4 and sum(b["objects"] for b in sizes) == 2 and sizes[2]["objects"] == 2  # 128 px tall
     with pytest.raises(RuntimeError, match="no such file"):
         cascadekit.evaluate(str(PEOPLE), tmp_path / "missing.json")
     with pytest.raises(ValueError, match="box"):

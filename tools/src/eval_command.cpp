@@ -1,5 +1,6 @@
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -312,6 +313,18 @@ int run_eval(const EvalOptions& o) {
                         average_precision(curve, truth.size(), objects));
             for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
             std::printf(" false positives\n");
+            // Which sizes it finds: at the loosest threshold with at most 1 false positive per image.
+            const double at_one = threshold_at(curve, 1.0);
+            std::printf("%s: found at 1 FPPI (score >= %.4g), by object height:", label.c_str(), at_one);
+            for (const SizeBin& b : found_by_height(truth, at_one, {50, 100, 200}))
+                if (b.objects > 0)
+                    std::printf(" %s %zu/%zu (%.3f);",
+                                (std::isinf(b.max_height) ? ">= " + std::to_string(static_cast<int>(b.min_height)) + " px"
+                                                          : std::to_string(static_cast<int>(b.min_height)) + "-" +
+                                                                std::to_string(static_cast<int>(b.max_height)) + " px")
+                                    .c_str(),
+                                b.found, b.objects, static_cast<double>(b.found) / static_cast<double>(b.objects));
+            std::printf("\n");
             if (!o.plot.empty()) {
                 others.insert(others.begin(), NamedCurve{label, curve});
                 write_fppi_plot(o.plot, set->name() + " (" + std::to_string(truth.size()) + " images, " + std::to_string(objects) +

@@ -91,6 +91,19 @@ double detection_rate_at(const std::vector<CurvePoint>& fppi, std::size_t images
 // TP / (TP + FP) with TP = (1 − miss rate)·objects and FP = FPPI·images. 0 without objects.
 double average_precision(const std::vector<CurvePoint>& fppi, std::size_t images, std::size_t objects);
 
+// The loosest score threshold at which the curve's FP rate is at most `fp` (+inf when none is).
+double threshold_at(const std::vector<CurvePoint>& fppi, double fp);
+
+// Objects by box height and how many of them a detection scoring at least `threshold` finds
+// (the same greedy matching as fppi_curve). Bins: [0, edges[0]), [edges[0], edges[1]), …,
+// [edges.back(), ∞); edges ascending.
+struct SizeBin {
+    double min_height = 0, max_height = 0;
+    std::size_t objects = 0, found = 0;
+};
+std::vector<SizeBin> found_by_height(const std::vector<ImageTruth>& images, double threshold, const std::vector<double>& edges,
+                                     const MatchRule& match = iou_match(), double ignore_iou = 0.5);
+
 // Mean of log miss rates at 9 FPPI points evenly spaced in log space over [1e-2, 1], as a miss
 // rate (Dollár et al.'s log-average miss rate).
 double log_average_miss_rate(const std::vector<CurvePoint>& fppi);
