@@ -409,3 +409,43 @@ TEST(Cli, DetectOperatingPoints) {
     EXPECT_EQ(none.code, 1);
     EXPECT_NE(none.err.find("--min-neighbors needs fusion"), std::string::npos) << none.err;
 }
+
+// --coco: COCO results JSON with image ids by input order, or from a COCO annotation file by
+// file name; an image that file does not list is a failed input (exit 2), a bad file stops the
+// run before any output.
+TEST(Cli, DetectWritesCocoResults) {
+    const Scene s = make_scene("cli_coco");
+    const std::string base = "-q detect --model " + q(s.model) + " --fuse nms --json " + q(s.dir / "d.json") + " --coco ";
+    const CommandResult r = cascade(base + q(s.dir / "r.json") + " " + q(s.image) + " " + q(s.image), s.dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto results = nlohmann::json::parse(slurp(s.dir / "r.json"));
+    const auto detect = nlohmann::json::parse(slurp(s.dir / "d.json"));
+    ASSERT_TRUE(results.is_array());
+    const std::size_t per_image = detect["images"][0]["detections"].size();
+    ASSERT_GT(per_image, 0u);
+    ASSERT_EQ(results.size(), 2 * per_image);
+    EXPECT_EQ(results[0]["image_id"], 1);
+    EXPECT_EQ(results[per_image]["image_id"], 2);
+    EXPECT_EQ(results[0]["category_id"], 1);
+    const auto& d0 = detect["images"][0]["detections"][0];
+    EXPECT_EQ(results[0]["bbox"], nlohmann::json({d0["x"], d0["y"], d0["w"], d0["h"]}));
+    EXPECT_EQ(results[0]["score"], d0["score"]);
+    std::ofstream(s.dir / "gt.json") << R"({"images": [{"id": 42, "file_name": "somewhere/bars.pgm"}]})";
+    const CommandResult ids = cascade(base + q(s.dir / "r2.json") + " --coco-annotations " + q(s.dir / "gt.json") +
+                                          " --coco-category 7 " + q(s.image), s.dir);
+    ASSERT_EQ(ids.code, 0) << ids.err;
+    const auto r2 = nlohmann::json::parse(slurp(s.dir / "r2.json"));
+    EXPECT_EQ(r2[0]["image_id"], 42);
+    EXPECT_EQ(r2[0]["category_id"], 7);
+    std::ofstream(s.dir / "other.json") << R"({"images": [{"id": 5, "file_name": "else.png"}]})";
+    const CommandResult unknown = cascade(base + q(s.dir / "r3.json") + " --coco-annotations " + q(s.dir / "other.json") + " " +
+                                              q(s.image), s.dir);
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_NE(unknown.err.find("not among the images of"), std::string::npos) << unknown.err;
+    std::ofstream(s.dir / "bad.json") << "{\"images\": 3}";
+    const CommandResult bad = cascade(base + q(s.dir / "r4.json") + " --coco-annotations " + q(s.dir / "bad.json") + " " +
+                                          q(s.image), s.dir);
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("bad.json: not a COCO annotation file"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(s.dir / "r4.json"));
+}

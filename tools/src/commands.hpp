@@ -34,6 +34,10 @@ struct DetectOptions {
     // Replicated border around each image, as a share of its height, so that windows reach past
     // the edges (objects cut by the frame, or filling it); boxes are in the unpadded image.
     double pad = 0;
+    // COCO results (a JSON array of {image_id, category_id, bbox, score}); image ids from the
+    // COCO annotation file's images (matched by file name), else 1, 2, … in input order.
+    std::string coco, coco_annotations;
+    int coco_category = 1;
 };
 int run_detect(const DetectOptions& options);
 

@@ -6,6 +6,7 @@
 #if CASCADEKIT_TOOLS_CODECS
 #include <opencv2/videoio.hpp>
 #endif
+#include <map>
 #include <set>
 
 #include "cascadekit/io/files.hpp"
@@ -41,6 +42,9 @@ private:
     Clock::time_point start_, last_;
 };
 
+// JSON numbers at a sensible precision: boxes to 1/100 pixel, scores to 1e-4.
+double rounded(double v, double step) { return std::round(v / step) * step; }
+
 ImageView view_of(const cv::Mat& m) {
     return {m.data, m.cols, m.rows, static_cast<std::ptrdiff_t>(m.step[0]), m.channels(), ChannelOrder::BGR};
 }
@@ -59,9 +63,30 @@ private:
     std::set<std::string> used_;
 };
 
+// --coco-annotations: image ids by file name, from the annotation file's "images".
+std::map<std::string, std::int64_t> coco_image_ids(const std::string& file) {
+    std::map<std::string, std::int64_t> ids;
+    if (file.empty()) return ids;
+    nlohmann::json ann;
+    try {
+        ann = nlohmann::json::parse(read_text_file(file, "COCO annotation file"));
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(file + ": not valid JSON: " + e.what());
+    }
+    if (!ann.is_object() || !ann.contains("images") || !ann["images"].is_array())
+        throw std::runtime_error(file + ": not a COCO annotation file (no \"images\" array)");
+    for (const auto& im : ann["images"])
+        if (im.is_object() && im.contains("id") && im["id"].is_number_integer() && im.contains("file_name") &&
+            im["file_name"].is_string())
+            ids[std::filesystem::path(im["file_name"].get<std::string>()).filename().string()] = im["id"].get<std::int64_t>();
+    if (ids.empty()) throw std::runtime_error(file + ": no image with an integer id and a file_name");
+    return ids;
+}
+
 class DetectRun {
 public:
-    DetectRun(const DetectOptions& o, BulkDetector& bulk, std::string model_path) : o_(o), bulk_(bulk) {
+    DetectRun(const DetectOptions& o, BulkDetector& bulk, std::string model_path, std::map<std::string, std::int64_t> coco_ids)
+        : o_(o), bulk_(bulk), coco_ids_(std::move(coco_ids)) {
         json_["model"] = std::move(model_path);
         json_["backend"] = bulk.backend_name();
         json_["params"] = {{"stride", o.params.stride},         {"scale_step", o.params.scale_step},
@@ -92,7 +117,24 @@ public:
         if (frame >= 0) entry["frame"] = frame;
         auto& dets = entry["detections"] = nlohmann::json::array();
         for (const Detection& d : fused)
-            dets.push_back({{"x", d.x}, {"y", d.y}, {"w", d.w}, {"h", d.h}, {"score", d.score}, {"windows", d.support}});
+            dets.push_back({{"x", rounded(d.x, 0.01)}, {"y", rounded(d.y, 0.01)}, {"w", rounded(d.w, 0.01)},
+                            {"h", rounded(d.h, 0.01)}, {"score", rounded(d.score, 1e-4)}, {"windows", d.support}});
+        if (!o_.coco.empty()) {
+            std::int64_t id = ++coco_sequence_;
+            if (!coco_ids_.empty()) {
+                const auto it = coco_ids_.find(std::filesystem::path(path).filename().string());
+                if (it == coco_ids_.end()) {
+                    fail(path, "not among the images of " + o_.coco_annotations + " (--coco-annotations)");
+                    return;
+                }
+                id = it->second;
+            }
+            for (const Detection& d : fused)
+                coco_.push_back({{"image_id", id},
+                                 {"category_id", o_.coco_category},
+                                 {"bbox", {rounded(d.x, 0.01), rounded(d.y, 0.01), rounded(d.w, 0.01), rounded(d.h, 0.01)}},
+                                 {"score", rounded(d.score, 1e-4)}});
+        }
         entry["stats"] = {{"windows_scanned", r.stats.windows_scanned},
                           {"rejected_per_stage", r.stats.rejected_per_stage},
                           {"weak_evaluated", r.stats.weak_evaluated},
@@ -237,6 +279,7 @@ public:
 
     int finish() {
         if (!o_.json.empty()) write_text_atomically(o_.json, json_.dump(2) + "\n");
+        if (!o_.coco.empty()) write_text_atomically(o_.coco, coco_.dump() + "\n");
         const auto n = json_["images"].size();
         spdlog::info("{} image(s), {} window(s) scanned, {} detection(s), {} failure(s)", n, total_windows_,
                      total_detections_, failures_);
@@ -248,7 +291,10 @@ private:
     static constexpr std::size_t kFramesPerChunk = 16;  // video frames decoded, then detected together
     const DetectOptions& o_;
     BulkDetector& bulk_;
+    std::map<std::string, std::int64_t> coco_ids_;  // --coco-annotations: file name → image id
     nlohmann::json json_;
+    nlohmann::json coco_ = nlohmann::json::array();
+    std::int64_t coco_sequence_ = 0;
     DrawNames names_;
     std::size_t failures_ = 0;
     std::uint64_t total_windows_ = 0;
@@ -259,6 +305,8 @@ private:
 // Creates the output folders and checks that the outputs can be written; throws naming the problem.
 void prepare_outputs(const DetectOptions& o) {
     std::error_code ec;
+    if (!o.coco.empty()) check_writable_file(o.coco);
+    if (!o.coco_annotations.empty() && o.coco.empty()) throw std::runtime_error("--coco-annotations goes with --coco");
     if (!o.json.empty()) {
         const auto parent = std::filesystem::absolute(o.json).parent_path();
         std::filesystem::create_directories(parent, ec);
@@ -278,6 +326,7 @@ void prepare_outputs(const DetectOptions& o) {
 int run_detect(const DetectOptions& o) {
     // Everything that can make the whole run pointless is checked before any output is written.
     std::unique_ptr<BulkDetector> bulk;
+    std::map<std::string, std::int64_t> coco_ids;
     try {
         const CascadeModel model = load_model(o.model);
         BulkOptions bo;
@@ -290,6 +339,7 @@ int run_detect(const DetectOptions& o) {
             throw std::runtime_error("--min-neighbors needs fusion (--fuse meanshift or nms), not --fuse none");
         bulk = std::make_unique<BulkDetector>(model, params, bo);
         prepare_outputs(o);
+        coco_ids = coco_image_ids(o.coco_annotations);
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return kExitFatal;
@@ -298,7 +348,7 @@ int run_detect(const DetectOptions& o) {
     const std::vector<InputItem> items = expand_inputs(o.inputs, problems);
     spdlog::info("model {} ({} stages), backend {}, {} input(s)", o.model, bulk->model().stages.size(),
                  bulk->backend_name(), items.size());
-    DetectRun run(o, *bulk, o.model);
+    DetectRun run(o, *bulk, o.model, std::move(coco_ids));
     for (const InputProblem& p : problems) run.fail(p.path, p.problem);
     try {
         run.run(items);

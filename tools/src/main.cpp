@@ -143,6 +143,13 @@ int main(int argc, char** argv) {
                        "reach past the edges: people cut by the frame or filling it (cascade eval pads PennFudan by 0.25); "
                        "boxes stay in the image's coordinates and may extend past its edges")
         ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+    detect->add_option("--coco", det.coco,
+                       "Also write the boxes as COCO results JSON ([{image_id, category_id, bbox: [x, y, w, h], score}]) to "
+                       "this file, for COCO's evaluation tools");
+    detect->add_option("--coco-annotations", det.coco_annotations,
+                       "With --coco: take each image's id from this COCO annotation file (matched by file name); without "
+                       "it, images are numbered 1, 2, … in input order (video frames too)");
+    detect->add_option("--coco-category", det.coco_category, "With --coco: the category_id of every box")->capture_default_str();
     (void)neighbors;
 
     // train --------------------------------------------------------------------------------
