@@ -251,14 +251,20 @@ TEST(Hardening, KillDuringTrainingThenResumeIsBitIdentical) {
     const std::string env = "SOURCE_DATE_EPOCH=1700000000";
     const CommandResult whole = cascade("train --config " + q(dir / "cfg.yaml") + " --out " + q(dir / "whole.h5"), dir, env);
     ASSERT_EQ(whole.code, 0) << whole.err;
-    // Killed as soon as its first checkpoint exists (between rounds or in the middle of one).
+    // Killed as soon as its first checkpoint exists (between rounds or in the middle of one). On
+    // a busy machine the short run may finish between two polls: then it is tried again.
     const std::string train = std::string("'") + CASCADE_EXE + "' -q train --config " + q(dir / "cfg.yaml") + " --out " +
                               q(dir / "killed.h5");
     const std::string script = env + " " + train + " & pid=$!; i=0; while [ ! -f " + q(dir / "killed.h5.state") +
                                " ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i+1)); done; kill -9 $pid; wait $pid; echo $? > " +
                                q(dir / "killed-status.txt");
-    ASSERT_EQ(std::system(script.c_str()), 0);
-    EXPECT_EQ(slurp(dir / "killed-status.txt"), "137\n") << "training finished before it could be killed";
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        fs::remove(dir / "killed.h5");
+        fs::remove(dir / "killed.h5.state");
+        ASSERT_EQ(std::system(script.c_str()), 0);
+        if (slurp(dir / "killed-status.txt") == "137\n") break;
+    }
+    EXPECT_EQ(slurp(dir / "killed-status.txt"), "137\n") << "training finished before it could be killed, 5 times";
     const CommandResult resumed = cascade("train --config " + q(dir / "cfg.yaml") + " --out " + q(dir / "killed.h5") + " --resume", dir, env);
     ASSERT_EQ(resumed.code, 0) << resumed.err;
     EXPECT_EQ(file_bytes(dir / "whole.h5"), file_bytes(dir / "killed.h5"));
