@@ -449,3 +449,37 @@ TEST(Cli, DetectWritesCocoResults) {
     EXPECT_NE(bad.err.find("bad.json: not a COCO annotation file"), std::string::npos) << bad.err;
     EXPECT_FALSE(fs::exists(s.dir / "r4.json"));
 }
+
+// cascade crop: each box placed in the window by the object-box convention, boxes too small or of
+// the wrong aspect counted and skipped, a box at the image's edge filled by a replicated border,
+// an unreadable image named (exit 2).
+TEST(Cli, CropCutsPositivesFromAnnotations) {
+    const fs::path dir = scratch_dir("cli_crop");
+    GrayImage img = constant_image(200, 160, 30);
+    for (int y = 40; y < 100; ++y)
+        for (int x = 50; x < 80; ++x) img.at(x, y) = 220;  // a 30x60 "person"
+    write_pgm(dir / "a.pgm", img);
+    // The person; one too small (under 48 px: half of 3/4 of 128); one too wide; one at the edge.
+    std::ofstream(dir / "a.txt") << "a.pgm 4 50 40 30 60 10 10 8 16 100 20 120 50 0 100 25 60\nmissing.pgm 1 1 1 30 60\n";
+    const CommandResult r = cascade("crop --annotations " + q(dir / "a.txt") + " --out " + q(dir / "crops"), dir);
+    EXPECT_EQ(r.code, 2) << r.err;  // missing.pgm
+    EXPECT_NE(r.err.find("missing.pgm"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("2 crops of 64x128 from 2 annotated images"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1 too small"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1 of the wrong aspect"), std::string::npos) << r.out;
+    const cv::Mat person = cv::imread((dir / "crops" / "a-1.png").string(), cv::IMREAD_GRAYSCALE);
+    ASSERT_EQ(person.cols, 64);
+    ASSERT_EQ(person.rows, 128);
+    // The box fills 0.75 of the window's height, centred: rows 16..111 bright, the corners dark.
+    EXPECT_GT(person.at<std::uint8_t>(64, 32), 200);
+    EXPECT_LT(person.at<std::uint8_t>(4, 4), 60);
+    EXPECT_LT(person.at<std::uint8_t>(123, 32), 60);
+    EXPECT_TRUE(fs::exists(dir / "crops" / "a-4.png"));  // at the edge
+    // The box as the whole window (faces): --object-box 0,0,1,1 and a square window.
+    const CommandResult faces = cascade("crop --annotations " + q(dir / "a.txt") + " --out " + q(dir / "sq") +
+                                            " --window 24x24 --object-box 0,0,1,1 --max-aspect 3 --min-height 1", dir);
+    EXPECT_NE(faces.out.find("4 crops of 24x24"), std::string::npos) << faces.out << faces.err;
+    const CommandResult bad = cascade("crop --annotations " + q(dir / "a.txt") + " --out " + q(dir / "x") + " --object-box 0.5,0,0.8,1", dir);
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("--object-box"), std::string::npos) << bad.err;
+}

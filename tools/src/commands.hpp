@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 // The subcommands of `cascade`. Each returns the process exit code:
 // 0 success; 1 the command could not run (bad model, bad option, output not writable);
 // 2 it ran but some inputs failed (each reported by name).
@@ -40,6 +41,18 @@ struct DetectOptions {
     int coco_category = 1;
 };
 int run_detect(const DetectOptions& options);
+
+// cascade crop: positives cut from an annotated set.
+struct CropOptions {
+    std::string annotations, format = "auto", object_class, images, out;
+    int window_width = 64, window_height = 128;
+    // Where the object's box sits in the window, as fractions (x, y, w, h) of it: INRIA's people
+    // (a person 0.75 of the window tall, centred; PennFudan's boxes 0.38 as wide as tall).
+    std::array<double, 4> object{0.215, 0.125, 0.57, 0.75};
+    double min_height = 0;   // boxes shorter than this (pixels) are skipped; 0: half the object's height in the window
+    double max_aspect = 2;   // boxes whose aspect differs from the object box's by more than this factor are skipped
+};
+int run_crop(const CropOptions& options);
 
 struct TrainCommandOptions {
     std::string config;

@@ -16,6 +16,7 @@
 #include "cascadekit/trainer/data_selection.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
+#include "inputs.hpp"
 #include "output_files.hpp"
 #include "plot.hpp"
 
@@ -283,13 +284,11 @@ int run_eval(const EvalOptions& o) {
             print(fppi_curve(truth, points ? iou_match() : face_points_match()), points ? iou_rule : points_rule);
         }
         if (!o.annotations.empty()) {
-            AnnotationFormat format = AnnotationFormat::Voc;
-            if (o.format == "auto") format = guess_annotation_format(o.annotations);
-            else kAnnotationFormatNames.parse(o.format, format);
-            AnnotationOptions ao;
-            ao.label = o.object_class;
-            ao.images = o.images;
-            const auto set = annotation_file_images(o.annotations, format, ao, fs::path(o.annotations).filename().string());
+            AnnotatedSet read = read_annotated_set(o.annotations, o.format, o.object_class, o.images);
+            const AnnotationFormat format = read.format;
+            std::vector<AnnotatedImage> listed;
+            for (AnnotatedFile& f : read.images) listed.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
+            const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(listed));
             std::vector<ImageTruth> truth;
             if (model) {
                 const bool person = o.box == "person" || (o.box == "auto" && model->window() == kPeopleWindow);

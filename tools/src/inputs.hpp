@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "cascadekit/io/annotations.hpp"
+
 namespace cascadekit::tools {
 
 enum class InputKind { Image, Video };
@@ -23,6 +25,15 @@ struct InputProblem {
 // Expands the command-line INPUTs in order (folders sorted by name). Inputs that do not exist,
 // empty folders and unreadable lists are reported in problems, not thrown.
 std::vector<InputItem> expand_inputs(const std::vector<std::string>& args, std::vector<InputProblem>& problems);
+
+// An annotated set as `eval --annotations` and `crop` take it: --format (auto: by the file, as
+// guess_annotation_format), --class and --images. Throws AnnotationError.
+struct AnnotatedSet {
+    AnnotationFormat format = AnnotationFormat::Voc;
+    std::vector<AnnotatedFile> images;
+};
+AnnotatedSet read_annotated_set(const std::string& path, const std::string& format, const std::string& object_class,
+                                const std::string& images);
 
 bool is_image_path(const std::filesystem::path& p);
 bool is_video_path(const std::filesystem::path& p);

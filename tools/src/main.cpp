@@ -152,6 +152,29 @@ int main(int argc, char** argv) {
     detect->add_option("--coco-category", det.coco_category, "With --coco: the category_id of every box")->capture_default_str();
     (void)neighbors;
 
+    // crop ---------------------------------------------------------------------------------
+    CropOptions crop;
+    std::string crop_window = "64x128";
+    std::vector<double> crop_object;
+    auto* crop_cmd = app.add_subcommand("crop", "Cut training positives from an annotated set (VOC, COCO, dlib, OpenCV) as PNGs");
+    crop_cmd->add_option("--annotations", crop.annotations, "Annotation file or VOC folder")->required();
+    crop_cmd->add_option("--format", crop.format, "auto (by the file), voc, coco, dlib, opencv")
+        ->check(choices({"auto", "voc", "coco", "dlib", "opencv"}))->capture_default_str();
+    crop_cmd->add_option("--class", crop.object_class, "Only objects of this class");
+    crop_cmd->add_option("--images", crop.images, "The folder the image names are relative to (default: the format's)");
+    crop_cmd->add_option("--out", crop.out, "Folder to write the crops into (NAME-K.png)")->required();
+    crop_cmd->add_option("--window", crop_window, "Window size WxH of the crops (the model's window)")->capture_default_str();
+    crop_cmd->add_option("--object-box", crop_object,
+                         "Where the object's box sits in the window: X,Y,W,H as fractions of it (default 0.215,0.125,0.57,0.75: "
+                         "a person 3/4 of a 64x128 window tall, as INRIA's crops; 0,0,1,1: the box is the window)")
+        ->delimiter(',')->expected(4);
+    crop_cmd->add_option("--min-height", crop.min_height,
+                         "Skip boxes shorter than this many pixels (default: half the object's height in the window)")
+        ->check(CLI::NonNegativeNumber);
+    crop_cmd->add_option("--max-aspect", crop.max_aspect,
+                         "Skip boxes whose width/height differs from the object box's by more than this factor")
+        ->check(CLI::Range(1.0, 100.0))->capture_default_str();
+
     // train --------------------------------------------------------------------------------
     TrainCommandOptions tr;
     auto* train = app.add_subcommand("train", "Train a cascade (or the dense baseline) from a configuration file");
@@ -315,6 +338,14 @@ int main(int argc, char** argv) {
         parse_backend(backend, det.backend);
         if (upscale > 0.0) det.params.min_scale = 1.0 / upscale;
         return run_detect(det);
+    }
+    if (crop_cmd->parsed()) {
+        if (std::sscanf(crop_window.c_str(), "%dx%d", &crop.window_width, &crop.window_height) != 2) {
+            spdlog::error("--window must be WxH, e.g. 64x128, not '{}'", crop_window);
+            return kExitFatal;
+        }
+        if (!crop_object.empty()) std::copy(crop_object.begin(), crop_object.end(), crop.object.begin());
+        return run_crop(crop);
     }
     if (inspect->parsed()) return run_inspect(insp);
     if (convert->parsed()) return run_convert(conv);
