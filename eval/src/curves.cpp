@@ -206,4 +206,10 @@ double threshold_at(const std::vector<CurvePoint>& fppi, double fp) {
     return t;
 }
 
+BoxRule box_rule(const std::string& name, WindowShape window) {
+    if (name == "person" || (name == "auto" && window == kPeopleWindow)) return person_box;
+    if (name == "window" || name == "auto") return window_box;
+    return nullptr;
+}
+
 }  // namespace cascadekit

@@ -269,6 +269,14 @@ AnnotationFormat guess_annotation_format(const fs::path& path) {
     return AnnotationFormat::OpenCv;
 }
 
+AnnotationFormat annotation_format(const std::string& name, const fs::path& path) {
+    if (name == "auto") return guess_annotation_format(path);
+    AnnotationFormat f{};
+    if (!kAnnotationFormatNames.parse(name, f))
+        throw AnnotationError("unknown annotation format '" + name + "' (auto, " + kAnnotationFormatNames.choices() + ")");
+    return f;
+}
+
 std::vector<AnnotatedFile> read_annotations(const fs::path& path, AnnotationFormat format, const AnnotationOptions& options) {
     try {
         switch (format) {

@@ -207,18 +207,15 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
     return d;
 }
 
-Box window_box(double x, double y, double w, double h) { return {x, y, w, h}; }
-
 // cascade eval --annotations, from Python: the same figures, as a dict.
 py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& annotations, const std::string& format,
                   const std::string& object_class, const py::object& images, int stride, double scale_step,
                   double min_scale, double pad, const std::string& fuse, double nms_iou, const std::string& box,
                   const std::string& backend) {
     const CascadeModel model = model_from(model_or_path);
-    AnnotationFormat f = AnnotationFormat::Voc;
-    if (format == "auto") f = guess_annotation_format(annotations);
-    else f = parse_name(kAnnotationFormatNames, format, "format");
-    if (box != "auto" && box != "window" && box != "person") throw py::value_error("box must be auto, window or person, not '" + box + "'");
+    const AnnotationFormat f = annotation_format(format, annotations);
+    const BoxRule to_box = box_rule(box, model.window());
+    if (!to_box) throw py::value_error("box must be auto, window or person, not '" + box + "'");
     AnnotationOptions ao;
     ao.label = object_class;
     if (!images.is_none()) ao.images = py::str(images).cast<std::string>();  // a str or a pathlib.Path
@@ -231,12 +228,11 @@ py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& 
     fo.fusion.nms_iou = nms_iou;
     fo.pad = pad;
     fo.bulk.backend = parse_name(kBackendNames, backend, "backend");
-    const bool person = box == "person" || (box == "auto" && model.window() == kPeopleWindow);
     std::vector<ImageTruth> truth;
     {
         py::gil_scoped_release unlocked;
         const auto set = annotation_file_images(annotations, f, ao, annotations.filename().string());
-        truth = detect_annotated(model, *set, fo, tools::load_gray, person ? person_box : window_box);
+        truth = detect_annotated(model, *set, fo, tools::load_gray, to_box);
     }
     std::size_t objects = 0;
     for (const ImageTruth& t : truth) objects += t.people.size();

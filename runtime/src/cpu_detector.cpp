@@ -75,12 +75,12 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), features_);
         std::atomic<bool> any(false);
         tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+            std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
+            std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
             for (int row = r.begin(); row < r.end(); ++row) {
                 RowResult& out = row_results[static_cast<std::size_t>(row)];
                 out.rejected.assign(n_stages, 0);
                 const int y = row * params_.stride;
-                std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));
-                std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
                 evaluator_.evaluate_stages_row(features_, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
                 out.scanned += static_cast<std::uint64_t>(cols);
                 for (int col = 0; col < cols; ++col) {

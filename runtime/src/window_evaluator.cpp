@@ -57,7 +57,8 @@ bool fold(const StageOutcome& o, std::size_t stage, WindowProgress& p) {
 
 void CascadeEvaluator::evaluate_stages_row(const LevelFeatures& f, int x0, int step, int count, int y, std::size_t begin,
                                            std::size_t end, WindowProgress* progress, std::uint8_t* passed) const {
-    std::vector<StageOutcome> first(static_cast<std::size_t>(count));
+    thread_local std::vector<StageOutcome> first;  // reused row after row (no allocation per row)
+    first.resize(static_cast<std::size_t>(count));
     stages_[begin]->evaluate_row(f, x0, step, count, y, first.data());
     for (int k = 0; k < count; ++k) {
         WindowProgress& p = progress[k];

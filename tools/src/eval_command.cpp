@@ -98,7 +98,6 @@ std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const 
     return truth;
 }
 
-Box window_box(double x, double y, double w, double h) { return {x, y, w, h}; }
 
 std::string csv(const std::vector<CurvePoint>& curve, const char* fp_name) {
     std::ostringstream out;
@@ -291,8 +290,7 @@ int run_eval(const EvalOptions& o) {
             const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(listed));
             std::vector<ImageTruth> truth;
             if (model) {
-                const bool person = o.box == "person" || (o.box == "auto" && model->window() == kPeopleWindow);
-                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, person ? person_box : window_box);
+                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, box_rule(o.box, model->window()));
             } else if (!o.detections.empty()) {
                 // Boxes as they are: cascade detect's JSON, or any detector's in that form.
                 truth = truth_from_detections(*set, o.detections, false, o.fusion, kPeopleWindow, window_box);

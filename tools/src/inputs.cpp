@@ -84,9 +84,7 @@ std::vector<InputItem> expand_inputs(const std::vector<std::string>& args, std::
 AnnotatedSet read_annotated_set(const std::string& path, const std::string& format, const std::string& object_class,
                                 const std::string& images) {
     AnnotatedSet set;
-    if (format == "auto") set.format = guess_annotation_format(path);
-    else if (!kAnnotationFormatNames.parse(format, set.format))
-        throw AnnotationError("unknown annotation format '" + format + "' (" + kAnnotationFormatNames.choices() + ")");
+    set.format = annotation_format(format, path);
     AnnotationOptions options;
     options.label = object_class;
     options.images = images;

@@ -103,16 +103,8 @@ __global__ void __launch_bounds__(kThreads) stage_thread_kernel(SurvivorArgs a, 
 // Large stages. Thread mapping: one warp per window; lane l evaluates learners l, l+32, …; the
 // votes are summed in learner order (shuffles from lane 0 to 31), so the sum is the CPU's.
 __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, HogStageArgs h) {
-    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
-    const std::uint32_t loop_n = a.flags ? a.n_windows : count;
     const int lane = threadIdx.x & 31;
-    const std::uint32_t warps = gridDim.x * blockDim.x / 32;
-    for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < loop_n; w += warps) {
-        if (w >= count) {
-            if (lane == 0) a.flags[w] = 0;  // only reached with flags (loop_n > count)
-            continue;
-        }
-        const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
+    for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
         long long origin;
         int pitch;
         window_origin(a, id, origin, pitch);
@@ -127,10 +119,9 @@ __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, Ho
         const bool pass = score >= 0.0f;
         if (lane == 0) {
             record(a, id, score, pass);
-            if (a.flags) a.flags[w] = pass ? 1 : 0;
-            else if (pass) a.out_ids[atomicAdd(a.out_count, 1u)] = id;
+            append_one(a, w, id, pass);
         }
-    }
+    });
 }
 
 // After an LBP prefix, from gradient planes (PrefixPlanes::SurvivorBlocks): no integral
@@ -196,8 +187,7 @@ __global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs
             const float score = sum - h.stage.threshold;
             const bool pass = score >= 0.0f;
             record(a, id, score, pass);
-            if (a.flags) a.flags[w] = pass ? 1 : 0;
-            else if (pass) a.out_ids[atomicAdd(a.out_count, 1u)] = id;
+            append_one(a, w, id, pass);
         }
     }
 }

@@ -43,6 +43,21 @@ __device__ __forceinline__ void bin_and_magnitude(int gx, int gy, const Orientat
     bin = b;
 }
 
+// A block's level rows y0 − 1 … y0 + n_rows (clamped at the level's edges), resampled from the
+// level's octave into shared memory, for the gradients of rows y0 … y0 + n_rows − 1; then a
+// barrier. Every thread of the block calls it.
+__device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::uint8_t* __restrict__ gray, const DevLevel& L,
+                                                const AxisEntry* __restrict__ xtab, const AxisEntry* __restrict__ ytab,
+                                                int y0, int n_rows) {
+    const int W = L.width, H = L.height;
+    for (int r = 0; r < n_rows + 2; ++r) {
+        const int yy = min(max(y0 - 1 + r, 0), H - 1);
+        const AxisEntry ty = ytab[L.ytab + yy];
+        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
+    }
+    __syncthreads();
+}
+
 // One block per (level, 4 rows y0..y0+3): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
 // bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
 // only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
@@ -65,12 +80,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    for (int r = 0; r < n_rows + 2; ++r) {
-        const int yy = min(max(y0 - 1 + r, 0), H - 1);
-        const AxisEntry ty = ytab[L.ytab + yy];
-        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
-    }
-    __syncthreads();
+    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows);
     for (int r = 0; r < n_rows; ++r) {
         const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
         const std::uint8_t* mid = up + W;
@@ -144,12 +154,7 @@ __global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    for (int r = 0; r < n_rows + 2; ++r) {
-        const int yy = min(max(y0 - 1 + r, 0), H - 1);
-        const AxisEntry ty = ytab[L.ytab + yy];
-        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
-    }
-    __syncthreads();
+    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows);
     for (int r = 0; r < n_rows; ++r) {
         const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
         const std::uint8_t* mid = up + W;

@@ -72,6 +72,30 @@ __device__ __forceinline__ void append(const SurvivorArgs& a, std::uint32_t i, s
     }
 }
 
+// Launches with a warp per window: grid-stride over the survivors a warp at a time, body(w, id)
+// for each input position w the warp takes (every lane calls it, with the same w). Positions
+// past the survivor count, which only CubSelect's loop over every window reaches, get flag 0.
+template <class Body>
+__device__ __forceinline__ void for_each_window_per_warp(const SurvivorArgs& a, Body&& body) {
+    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
+    const std::uint32_t loop_n = a.flags ? a.n_windows : count;
+    const std::uint32_t warps = gridDim.x * blockDim.x / 32;
+    for (std::uint32_t w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < loop_n; w += warps) {
+        if (w >= count) {
+            if ((threadIdx.x & 31) == 0) a.flags[w] = 0;
+            continue;
+        }
+        body(w, a.in_ids ? a.in_ids[w] : w);
+    }
+}
+
+// One thread's append for a window that a whole warp or block evaluated (input position w):
+// its flag with CubSelect, else one atomicAdd when it passes.
+__device__ __forceinline__ void append_one(const SurvivorArgs& a, std::uint32_t w, std::uint32_t id, bool pass) {
+    if (a.flags) a.flags[w] = pass ? 1 : 0;
+    else if (pass) a.out_ids[atomicAdd(a.out_count, 1u)] = id;
+}
+
 // Adds a thread's count of weak classifiers evaluated to the frame's counter (one atomic a warp;
 // every lane of the warp calls it).
 __device__ __forceinline__ void count_weak(const SurvivorArgs& a, std::uint32_t evaluated) {

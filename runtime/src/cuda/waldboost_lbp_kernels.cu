@@ -99,16 +99,8 @@ template <int Cap, int Threads>
 __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
                                                                   const float* __restrict__ tables,
                                                                   const __grid_constant__ Part<Cap> p) {
-    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
-    const std::uint32_t loop_n = a.flags ? a.n_windows : count;
     const int lane = threadIdx.x & 31;
-    const std::uint32_t warps = gridDim.x * Threads / 32;
-    for (std::uint32_t w = (blockIdx.x * Threads + threadIdx.x) / 32; w < loop_n; w += warps) {
-        if (w >= count) {
-            if (lane == 0) a.flags[w] = 0;  // only reached with flags (loop_n > count)
-            continue;
-        }
-        const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
+    for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
         long long origin;
         int pitch;
         window_origin(a, id, origin, pitch);
@@ -149,10 +141,9 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
                 a.stage_sum[id] = h;
                 pass = true;
             }
-            if (a.flags) a.flags[w] = pass ? 1 : 0;
-            else if (pass) a.out_ids[atomicAdd(a.out_count, 1u)] = id;
+            append_one(a, w, id, pass);
         }
-    }
+    });
 }
 
 class WaldBoostLbpCudaStage final : public CudaStage {

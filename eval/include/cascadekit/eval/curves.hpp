@@ -43,6 +43,15 @@ double miss_rate_at(const std::vector<CurvePoint>& curve, double fp);
 // 0.75·h tall and 0.285·h wide.
 Box person_box(double x, double y, double w, double h);
 
+// A detection window as it is (faces, and any model without a box convention).
+inline Box window_box(double x, double y, double w, double h) { return {x, y, w, h}; }
+
+// The box a model's detection windows stand for, by name: "person" (person_box), "window"
+// (window_box) or "auto" (person_box for 64×128 people windows, else window_box). nullptr for
+// another name.
+using BoxRule = Box (*)(double x, double y, double w, double h);
+BoxRule box_rule(const std::string& name, WindowShape window);
+
 struct ScoredBox {
     Box box;
     double score = 0;

@@ -60,6 +60,10 @@ struct AnnotationOptions {
 // when the path does not exist.
 AnnotationFormat guess_annotation_format(const std::filesystem::path& path);
 
+// A format by its name (kAnnotationFormatNames), or "auto": guess_annotation_format(path).
+// Throws AnnotationError for another name.
+AnnotationFormat annotation_format(const std::string& name, const std::filesystem::path& path);
+
 // The annotated images of `path` in the file's order (a VOC folder: by file name).
 std::vector<AnnotatedFile> read_annotations(const std::filesystem::path& path, AnnotationFormat format,
                                             const AnnotationOptions& options = {});
