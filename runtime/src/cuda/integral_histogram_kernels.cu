@@ -53,7 +53,7 @@ __device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::u
     for (int r = 0; r < n_rows + 2; ++r) {
         const int yy = min(max(y0 - 1 + r, 0), H - 1);
         const AxisEntry ty = ytab[L.ytab + yy];
-        for (int u = threadIdx.x; u < W; u += kRowThreads) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
+        for (int u = threadIdx.x; u < W; u += blockDim.x) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
     }
     __syncthreads();
 }
