@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     state.vec(std::vector<double>(7, 1.0 / 7));
     c.current_kind = "hog_svm";
     c.current = state.bytes;
-    c.negatives = {{0, 1.0, 8, 8}, {2, 1.2, 16, 0}};
+    c.negatives = {{0, 0, 1.0, 8, 8}, {2, 0, 1.2, 16, 0}};
     c.rounds = 3;
     const std::vector<char> ck = detail::checkpoint_bytes(c);
     put(dir / "checkpoint", "sealed.state", ck);
