@@ -206,10 +206,14 @@ double threshold_at(const std::vector<CurvePoint>& fppi, double fp) {
     return t;
 }
 
-BoxRule box_rule(const std::string& name, WindowShape window) {
-    if (name == "person" || (name == "auto" && window == kPeopleWindow)) return person_box;
-    if (name == "window" || name == "auto") return window_box;
-    return nullptr;
+BoxRule box_rule(const std::string& name, const CascadeModel& model) {
+    if (name == "person") return person_box;
+    if (name == "window") return window_box;
+    if (name == "auto") {
+        const ObjectBox b = model.object_box;
+        return [b](double x, double y, double w, double h) { return object_in_window(b, x, y, w, h); };
+    }
+    return {};
 }
 
 }  // namespace cascadekit

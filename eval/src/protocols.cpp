@@ -103,7 +103,7 @@ GrayImage pad_replicate(const GrayImage& g, int pad) {
 }
 
 std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& o,
-                                         const ImageLoader& loader, Box (*to_box)(double, double, double, double)) {
+                                         const ImageLoader& loader, const BoxRule& to_box) {
     std::vector<AnnotatedImage> images(set.size());
     std::vector<ImageTruth> truth(set.size());
     for (std::size_t i = 0; i < images.size(); ++i) {

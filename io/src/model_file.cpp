@@ -59,8 +59,10 @@ class Reader {
 public:
     // legacy: a schema-1 file read on the user's word (cascade convert): variable-length strings
     // are allowed there. The file's bytes are image_size long (datasets must fit in them).
-    Reader(std::filesystem::path file, std::size_t image_size, bool legacy)
-        : file_(std::move(file)), image_size_(image_size), legacy_(legacy) {}
+    // header_schema: the schema version the integrity header names (the file's attribute must
+    // agree); 0 for a file without a header (schema 1, read only with legacy).
+    Reader(std::filesystem::path file, std::size_t image_size, bool legacy, int header_schema)
+        : file_(std::move(file)), image_size_(image_size), legacy_(legacy), header_schema_(header_schema) {}
 
     [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
         throw ModelFileError(file_, path, problem);
@@ -141,7 +143,7 @@ public:
         if (H5Tis_variable_str(type.get()) > 0) {
             // Schema 2 stores fixed-length strings: variable-length ones live in HDF5's global
             // heap, whose parser is where damaged files crashed libhdf5 1.10.
-            if (!legacy_) fail(path, "is a variable-length string; schema 2 stores fixed-length strings");
+            if (!legacy_) fail(path, "is a variable-length string; schema 2 and later store fixed-length strings");
             Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
             H5Tset_size(mem.get(), H5T_VARIABLE);
             H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
@@ -213,6 +215,7 @@ private:
     std::filesystem::path file_;
     std::size_t image_size_;
     bool legacy_;
+    int header_schema_;
 };
 
 // A stage's fields read through its codec (stage_codec.hpp), every one checked as above.
@@ -254,9 +257,9 @@ CascadeModel Reader::read(hid_t root) const {
                                      " is newer than this build of cascadekit supports (" +
                                      std::to_string(kModelSchemaVersion) + "); upgrade cascadekit");
     if (version < 1) fail("/@schema_version", "invalid schema version " + std::to_string(version));
-    if (!legacy_ && version != kModelSchemaVersion)
+    if (header_schema_ != 0 && version != header_schema_)
         fail("/@schema_version", "says " + std::to_string(version) + " but the file's header says " +
-                                     std::to_string(kModelSchemaVersion));
+                                     std::to_string(header_schema_));
 
     CascadeModel m;
     m.window_width = read_int(root, "/", "window_width");
@@ -297,6 +300,26 @@ CascadeModel Reader::read(hid_t root) const {
             fail(attr_path(path, "kind"), "unknown stage kind '" + kind + "' (expected one of: " + known_stage_kinds() + ")");
         Hdf5StageIn in(*this, g.get(), path);
         m.stages.push_back(codec->read(in));
+    }
+    if (version >= 3) {
+        Handle det = open_group(root, "detect", "/detect");
+        hsize_t rows = 0;
+        const std::vector<float> box = read_dataset<float>(det.get(), "/detect", "object_box", 1, 0, hsize_t{4}, rows);
+        m.object_box = {box[0], box[1], box[2], box[3]};
+        OperatingPoint& o = m.operating;
+        o.threshold = read_float(det.get(), "/detect", "threshold");
+        o.stride = read_int(det.get(), "/detect", "stride");
+        o.scale_step = read_float(det.get(), "/detect", "scale_step");
+        o.min_scale = read_float(det.get(), "/detect", "min_scale");
+        o.pad = read_float(det.get(), "/detect", "pad");
+        o.fuse = read_string(det.get(), "/detect", "fuse");
+        o.nms_iou = read_float(det.get(), "/detect", "nms_iou");
+        o.chosen_on = read_string(det.get(), "/detect", "chosen_on");
+    } else {
+        // Schema 2 had no /detect: the box convention every tool assumed (people windows hold a
+        // person 3/4 of their height; other windows are the object's box) and the detector's
+        // defaults.
+        m.object_box = m.window() == kPeopleWindow ? kPeopleObjectBox : ObjectBox{};
     }
     try {
         validate_model(m);
@@ -388,6 +411,19 @@ public:
         attr_string(meta.get(), "created_utc", m.metadata.created_utc, "/metadata@created_utc");
         attr_string(meta.get(), "toolkit_version", m.metadata.toolkit_version, "/metadata@toolkit_version");
 
+        Handle det = group(root, "detect", "/detect");
+        const ObjectBox& b = m.object_box;
+        dataset(det.get(), "object_box", std::vector<float>{b.x, b.y, b.w, b.h}, 4, 1, 1, "/detect/object_box");
+        const OperatingPoint& o = m.operating;
+        attr_float(det.get(), "threshold", o.threshold, "/detect@threshold");
+        attr_int(det.get(), "stride", o.stride, "/detect@stride");
+        attr_float(det.get(), "scale_step", o.scale_step, "/detect@scale_step");
+        attr_float(det.get(), "min_scale", o.min_scale, "/detect@min_scale");
+        attr_float(det.get(), "pad", o.pad, "/detect@pad");
+        attr_string(det.get(), "fuse", o.fuse, "/detect@fuse");
+        attr_float(det.get(), "nms_iou", o.nms_iou, "/detect@nms_iou");
+        attr_string(det.get(), "chosen_on", o.chosen_on, "/detect@chosen_on");
+
         Handle stages = group(root, "stages", "/stages");
         attr_int(stages.get(), "count", static_cast<int>(m.stages.size()), "/stages@count");
         for (std::size_t s = 0; s < m.stages.size(); ++s) {
@@ -454,12 +490,12 @@ std::uint64_t get_u64(const std::uint8_t* p) {
     return v;
 }
 
-void write_header(std::vector<std::uint8_t>& bytes) {
+void write_header(std::vector<std::uint8_t>& bytes, std::uint32_t schema = kModelSchemaVersion) {
     std::uint8_t* h = bytes.data();
     std::fill(h, h + kModelHeaderBytes, std::uint8_t{0});
     std::memcpy(h, kHeaderMagic, sizeof kHeaderMagic);
     put_u32(h + 16, kHeaderVersion);
-    put_u32(h + 20, static_cast<std::uint32_t>(kModelSchemaVersion));
+    put_u32(h + 20, schema);
     put_u64(h + 24, bytes.size() - kModelHeaderBytes);
     const Sha256 digest = sha256(h + kModelHeaderBytes, bytes.size() - kModelHeaderBytes);
     std::memcpy(h + 32, digest.data(), digest.size());
@@ -525,7 +561,9 @@ void write_all(int fd, const std::vector<std::uint8_t>& b) {
     std::vector<std::uint8_t> out;
     try {
         Handle f = open_image(bytes, file);
-        out = detail::encode_model(Reader(file, bytes.size(), legacy).read(f.get()));
+        const bool sealed = bytes.size() >= kModelHeaderBytes && std::equal(kHeaderMagic, kHeaderMagic + 16, bytes.begin());
+        const int header_schema = sealed ? static_cast<int>(get_u32(bytes.data() + 20)) : 0;
+        out = detail::encode_model(Reader(file, bytes.size(), legacy, header_schema).read(f.get()));
     } catch (const ModelFileError& e) {
         out = detail::encode_error(e.path_in_file(), e.problem());
     } catch (const std::exception& e) {
@@ -627,7 +665,7 @@ void verify_model_header(const std::vector<std::uint8_t>& bytes, const std::file
     if (schema > static_cast<std::uint32_t>(kModelSchemaVersion))
         fail("schema version " + std::to_string(schema) + " is newer than this build of cascadekit supports (" +
              std::to_string(kModelSchemaVersion) + "); upgrade cascadekit");
-    if (schema != static_cast<std::uint32_t>(kModelSchemaVersion))
+    if (schema < static_cast<std::uint32_t>(kMinSealedSchemaVersion))
         fail("damaged header: schema version " + std::to_string(schema));
     const std::uint64_t length = get_u64(h + 24);
     if (length != bytes.size() - kModelHeaderBytes)
@@ -703,7 +741,12 @@ void reseal_model_file(const std::filesystem::path& file) {
     std::vector<std::uint8_t> bytes = read_model_bytes(file);
     if (bytes.size() <= kModelHeaderBytes || !std::equal(kHeaderMagic, kHeaderMagic + 16, bytes.begin()))
         throw ModelFileError(file, "/", "has no cascadekit-model header to re-seal");
-    write_header(bytes);
+    // The schema the header names stays (a schema-2 file edited with HDF5 tools is still one).
+    const std::uint32_t schema = get_u32(bytes.data() + 20);
+    write_header(bytes, schema >= static_cast<std::uint32_t>(kMinSealedSchemaVersion) &&
+                                schema <= static_cast<std::uint32_t>(kModelSchemaVersion)
+                            ? schema
+                            : static_cast<std::uint32_t>(kModelSchemaVersion));
     try {
         write_file_atomically(file, bytes.data(), bytes.size());
     } catch (const FileError& e) {

@@ -18,6 +18,16 @@ std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
     for (const std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                  &m.metadata.toolkit_version})
         o.str(*s);
+    for (float v : {m.object_box.x, m.object_box.y, m.object_box.w, m.object_box.h}) o.pod(v);
+    const OperatingPoint& op = m.operating;
+    o.pod(op.threshold);
+    o.pod(op.stride);
+    o.pod(op.scale_step);
+    o.pod(op.min_scale);
+    o.pod(op.pad);
+    o.str(op.fuse);
+    o.pod(op.nms_iou);
+    o.str(op.chosen_on);
     o.pod<std::uint64_t>(m.stages.size());
     for (const Stage& st : m.stages) encode_stage(st, o);
     return o.bytes;
@@ -51,6 +61,16 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
         for (std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                &m.metadata.toolkit_version})
             *s = in.str();
+        for (float* v : {&m.object_box.x, &m.object_box.y, &m.object_box.w, &m.object_box.h}) *v = in.pod<float>();
+        OperatingPoint& op = m.operating;
+        op.threshold = in.pod<float>();
+        op.stride = in.pod<std::int32_t>();
+        op.scale_step = in.pod<float>();
+        op.min_scale = in.pod<float>();
+        op.pad = in.pod<float>();
+        op.fuse = in.str();
+        op.nms_iou = in.pod<float>();
+        op.chosen_on = in.str();
         const std::size_t stages = in.count(1, kMaxStages);
         for (std::size_t s = 0; s < stages; ++s) m.stages.push_back(decode_stage(in));
     } else {

@@ -1,10 +1,20 @@
 #include "cascadekit/model/cascade.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 
 namespace cascadekit {
+
+double decimal_value(float v) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf - 1, v);
+    *r.ptr = '\0';
+    return std::strtod(buf, nullptr);
+}
 
 std::string feature_family(const CascadeModel& model) {
     std::vector<std::string_view> features;
@@ -48,6 +58,26 @@ void validate_model(const CascadeModel& m) {
                                        " learners, more than the limit of " + std::to_string(kMaxStageSize));
         m.stages[s].base().validate(m, base);
     }
+    const ObjectBox& b = m.object_box;
+    for (float v : {b.x, b.y, b.w, b.h}) require_finite(v, "/detect/object_box");
+    if (!(b.w > 0 && b.h > 0 && b.x >= 0 && b.y >= 0 && b.x + b.w <= 1.0f + 1e-6f && b.y + b.h <= 1.0f + 1e-6f))
+        throw ModelError("/detect/object_box", "the object box (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
+                                                   std::to_string(b.w) + ", " + std::to_string(b.h) +
+                                                   ") must lie inside the window (fractions in [0, 1], sides > 0)");
+    const OperatingPoint& o = m.operating;
+    auto in = [](float v, float lo, float hi, const char* path, const char* range) {
+        require_finite(v, path);
+        if (!(v >= lo && v <= hi)) throw ModelError(path, std::to_string(v) + " is out of range (" + range + ")");
+    };
+    in(o.threshold, -1e6f, 1e6f, "/detect@threshold", "-1e6 to 1e6");
+    if (o.stride < 1 || o.stride > 256) throw ModelError("/detect@stride", std::to_string(o.stride) + " is out of range (1 to 256)");
+    in(o.scale_step, 1.01f, 10.0f, "/detect@scale_step", "1.01 to 10");
+    in(o.min_scale, 1.0f / 16, 64.0f, "/detect@min_scale", "1/16 to 64");
+    in(o.pad, 0.0f, 1.0f, "/detect@pad", "0 to 1");
+    if (std::find(std::begin(kFuseNames), std::end(kFuseNames), o.fuse) == std::end(kFuseNames))
+        throw ModelError("/detect@fuse", "unknown fusion '" + o.fuse + "' (expected meanshift, nms or none)");
+    require_finite(o.nms_iou, "/detect@nms_iou");
+    if (!(o.nms_iou > 0 && o.nms_iou <= 1)) throw ModelError("/detect@nms_iou", std::to_string(o.nms_iou) + " must be in (0, 1]");
 }
 
 }  // namespace cascadekit

@@ -214,7 +214,7 @@ py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& 
                   const std::string& backend) {
     const CascadeModel model = model_from(model_or_path);
     const AnnotationFormat f = annotation_format(format, annotations);
-    const BoxRule to_box = box_rule(box, model.window());
+    const BoxRule to_box = box_rule(box, model);
     if (!to_box) throw py::value_error("box must be auto, window or person, not '" + box + "'");
     AnnotationOptions ao;
     ao.label = object_class;

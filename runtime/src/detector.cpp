@@ -10,6 +10,14 @@
 
 namespace cascadekit {
 
+DetectParams detect_params(const OperatingPoint& point) {
+    DetectParams p;
+    p.stride = point.stride;
+    p.scale_step = decimal_value(point.scale_step);
+    p.min_scale = decimal_value(point.min_scale);
+    return p;
+}
+
 void validate(const DetectParams& p) {
     if (p.stride < 1) throw std::invalid_argument("stride must be >= 1, got " + std::to_string(p.stride));
     // Bounded work: a step of 1.001 would make thousands of levels of nearly the input's size.

@@ -3,11 +3,19 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <stdexcept>
 
 namespace cascadekit {
 
 std::string to_string(FusionMethod m) { return std::string(kFusionNames.name(m)); }
 bool parse_fusion(const std::string& text, FusionMethod& out) { return kFusionNames.parse(text, out); }
+
+FusionParams fusion_params(const OperatingPoint& point) {
+    FusionParams f;
+    if (!parse_fusion(point.fuse, f.method)) throw std::invalid_argument("unknown fusion '" + point.fuse + "'");
+    f.nms_iou = decimal_value(point.nms_iou);
+    return f;
+}
 
 namespace {
 using Vec3 = std::array<double, 3>;

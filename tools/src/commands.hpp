@@ -25,10 +25,17 @@ struct DetectOptions {
     std::string json;         // empty: no JSON
     std::string draw_dir;     // empty: no drawings
     long long max_frames = 0; // per video; 0 = all
-    // Operating point: windows scoring below `threshold` are dropped before fusion; fused boxes
-    // standing for min_neighbors or fewer other windows are dropped after it (OpenCV's
-    // minNeighbors); min_size / max_size (window height in input pixels, 0 = none) set the scan's
-    // smallest and largest window scale.
+    // Operating point: fused boxes scoring below `threshold` are dropped, and those standing for
+    // min_neighbors or fewer other windows (OpenCV's minNeighbors); min_size / max_size (window
+    // height in input pixels, 0 = none) set the scan's smallest and largest window scale.
+    // Stride, scale step, smallest scale, fusion, NMS IoU, threshold and pad not given on the
+    // command line (`given`) come from the model's stored operating point.
+    struct Given {
+        bool stride = false, scale_step = false, min_scale = false, fuse = false, nms_iou = false, threshold = false,
+             pad = false;
+    } given;
+    // Boxes: the object's box inside each window (the model's object box), or the window itself.
+    bool window_boxes = false;
     double threshold = 0;
     int min_neighbors = 0;
     double min_size = 0, max_size = 0;

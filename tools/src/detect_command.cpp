@@ -94,7 +94,12 @@ public:
                            {"fuse", to_string(o.fusion.method)}, {"nms_iou", o.fusion.nms_iou},
                            {"sigma_x", o.fusion.sigma_x},       {"sigma_y", o.fusion.sigma_y},
                            {"sigma_s", o.fusion.sigma_s},       {"threshold", o.threshold},
-                           {"min_neighbors", o.min_neighbors},  {"pad", o.pad}};
+                           {"min_neighbors", o.min_neighbors},  {"pad", o.pad},
+                           {"boxes", o.window_boxes ? "window" : "object"}};
+        const ObjectBox& b = bulk.model().object_box;
+        json_["object_box"] = {decimal_value(b.x), decimal_value(b.y), decimal_value(b.w), decimal_value(b.h)};
+        json_["operating_point"] = bulk.model().operating.chosen_on.empty() ? "detector defaults"
+                                                                            : bulk.model().operating.chosen_on;
         json_["images"] = nlohmann::json::array();
         json_["errors"] = nlohmann::json::array();
     }
@@ -108,17 +113,22 @@ public:
 
     // One detection of an image or a video frame (frame < 0 for still images).
     void process(const cv::Mat& bgr, const DetectResult& r, double ms, const std::string& path, long long frame) {
-        std::vector<Detection> windows;
-        for (const Detection& d : r.detections)
-            if (d.score >= o_.threshold) windows.push_back(d);
-        auto fused = fuse(windows, bulk_.model().window_width, bulk_.model().window_height, o_.fusion);
-        std::erase_if(fused, [&](const Detection& d) { return d.support <= o_.min_neighbors; });
+        auto fused = fuse(r.detections, bulk_.model().window_width, bulk_.model().window_height, o_.fusion);
+        std::erase_if(fused, [&](const Detection& d) { return d.score < o_.threshold || d.support <= o_.min_neighbors; });
+        // What is reported and drawn: the object's box inside each fused window (or the window).
+        std::vector<Box> boxes;
+        for (const Detection& d : fused)
+            boxes.push_back(o_.window_boxes ? d.box() : object_in_window(bulk_.model().object_box, d.x, d.y, d.w, d.h));
         nlohmann::json entry{{"path", path}, {"width", bgr.cols}, {"height", bgr.rows}};
         if (frame >= 0) entry["frame"] = frame;
         auto& dets = entry["detections"] = nlohmann::json::array();
-        for (const Detection& d : fused)
-            dets.push_back({{"x", rounded(d.x, 0.01)}, {"y", rounded(d.y, 0.01)}, {"w", rounded(d.w, 0.01)},
-                            {"h", rounded(d.h, 0.01)}, {"score", rounded(d.score, 1e-4)}, {"windows", d.support}});
+        for (std::size_t k = 0; k < fused.size(); ++k) {
+            const Detection& d = fused[k];
+            const Box& b = boxes[k];
+            dets.push_back({{"x", rounded(b.x, 0.01)}, {"y", rounded(b.y, 0.01)}, {"w", rounded(b.w, 0.01)},
+                            {"h", rounded(b.h, 0.01)}, {"score", rounded(d.score, 1e-4)}, {"windows", d.support},
+                            {"window", {rounded(d.x, 0.01), rounded(d.y, 0.01), rounded(d.w, 0.01), rounded(d.h, 0.01)}}});
+        }
         if (!o_.coco.empty()) {
             std::int64_t id = ++coco_sequence_;
             if (!coco_ids_.empty()) {
@@ -129,11 +139,12 @@ public:
                 }
                 id = it->second;
             }
-            for (const Detection& d : fused)
+            for (std::size_t k = 0; k < fused.size(); ++k)
                 coco_.push_back({{"image_id", id},
                                  {"category_id", o_.coco_category},
-                                 {"bbox", {rounded(d.x, 0.01), rounded(d.y, 0.01), rounded(d.w, 0.01), rounded(d.h, 0.01)}},
-                                 {"score", rounded(d.score, 1e-4)}});
+                                 {"bbox", {rounded(boxes[k].x, 0.01), rounded(boxes[k].y, 0.01), rounded(boxes[k].w, 0.01),
+                                           rounded(boxes[k].h, 0.01)}},
+                                 {"score", rounded(fused[k].score, 1e-4)}});
         }
         entry["stats"] = {{"windows_scanned", r.stats.windows_scanned},
                           {"rejected_per_stage", r.stats.rejected_per_stage},
@@ -144,7 +155,7 @@ public:
         json_["images"].push_back(std::move(entry));
         total_windows_ += r.stats.windows_scanned;
         total_detections_ += fused.size();
-        if (!o_.draw_dir.empty()) draw(bgr, fused, path, frame);
+        if (!o_.draw_dir.empty()) draw(bgr, fused, boxes, path, frame);
     }
 
     // A decoded frame, and the same with --pad's replicated border (the detector scans that one).
@@ -184,13 +195,14 @@ public:
             });
     }
 
-    void draw(const cv::Mat& bgr, const std::vector<Detection>& dets, const std::string& path, long long frame) {
+    void draw(const cv::Mat& bgr, const std::vector<Detection>& dets, const std::vector<Box>& boxes, const std::string& path,
+              long long frame) {
         cv::Mat canvas = bgr.clone();
-        for (const Detection& d : dets) {
-            const cv::Rect box(cvRound(d.x), cvRound(d.y), cvRound(d.w), cvRound(d.h));
+        for (std::size_t k = 0; k < dets.size(); ++k) {
+            const cv::Rect box(cvRound(boxes[k].x), cvRound(boxes[k].y), cvRound(boxes[k].w), cvRound(boxes[k].h));
             cv::rectangle(canvas, box, cv::Scalar(0, 255, 0), 2);
             char label[32];
-            std::snprintf(label, sizeof label, "%.2f", d.score);
+            std::snprintf(label, sizeof label, "%.2f", dets[k].score);
             cv::putText(canvas, label, {box.x + 2, box.y + 14}, cv::FONT_HERSHEY_SIMPLEX, 0.45, cv::Scalar(0, 255, 0), 1);
         }
         std::string stem = std::filesystem::path(path).stem().string();
@@ -323,12 +335,27 @@ void prepare_outputs(const DetectOptions& o) {
     }
 }
 
-int run_detect(const DetectOptions& o) {
+// The options with what the command line left open taken from the model's operating point.
+DetectOptions with_operating_point(DetectOptions o, const CascadeModel& model) {
+    const OperatingPoint& p = model.operating;
+    if (!o.given.stride) o.params.stride = p.stride;
+    if (!o.given.scale_step) o.params.scale_step = detect_params(p).scale_step;
+    if (!o.given.min_scale) o.params.min_scale = detect_params(p).min_scale;
+    if (!o.given.fuse) o.fusion.method = fusion_params(p).method;
+    if (!o.given.nms_iou) o.fusion.nms_iou = decimal_value(p.nms_iou);
+    if (!o.given.threshold) o.threshold = decimal_value(p.threshold);
+    if (!o.given.pad) o.pad = decimal_value(p.pad);
+    return o;
+}
+
+int run_detect(const DetectOptions& given) {
     // Everything that can make the whole run pointless is checked before any output is written.
     std::unique_ptr<BulkDetector> bulk;
     std::map<std::string, std::int64_t> coco_ids;
+    DetectOptions o = given;
     try {
         const CascadeModel model = load_model(o.model);
+        o = with_operating_point(given, model);
         BulkOptions bo;
         bo.backend = o.backend;
         bo.device = o.device;
@@ -348,6 +375,9 @@ int run_detect(const DetectOptions& o) {
     const std::vector<InputItem> items = expand_inputs(o.inputs, problems);
     spdlog::info("model {} ({} stages), backend {}, {} input(s)", o.model, bulk->model().stages.size(),
                  bulk->backend_name(), items.size());
+    spdlog::info("stride {}, scale step {}, min scale {}, fuse {}, threshold {}, pad {} ({})", o.params.stride,
+                 o.params.scale_step, bulk->params().min_scale, to_string(o.fusion.method), o.threshold, o.pad,
+                 bulk->model().operating.chosen_on.empty() ? "detector defaults" : "the model's: " + bulk->model().operating.chosen_on);
     DetectRun run(o, *bulk, o.model, std::move(coco_ids));
     for (const InputProblem& p : problems) run.fail(p.path, p.problem);
     try {

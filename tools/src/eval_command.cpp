@@ -46,7 +46,7 @@ Dataset held_out(const TrainConfig& cfg) {
 // becomes the object box it stands for by to_box.
 std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const std::string& file, bool fuse_raw,
                                               const FusionParams& fusion, WindowShape window,
-                                              Box (*to_box)(double, double, double, double)) {
+                                              const BoxRule& to_box) {
     // By folder and stem (CMU+MIT's two folders share no names, but other sets may), else by
     // stem alone where that is unique (the detections may come from a copy in another folder).
     auto folder_stem = [](const fs::path& p) { return p.parent_path().filename().string() + "/" + p.stem().string(); };
@@ -290,7 +290,7 @@ int run_eval(const EvalOptions& o) {
             const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(listed));
             std::vector<ImageTruth> truth;
             if (model) {
-                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, box_rule(o.box, model->window()));
+                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, box_rule(o.box, *model));
             } else if (!o.detections.empty()) {
                 // Boxes as they are: cascade detect's JSON, or any detector's in that form.
                 truth = truth_from_detections(*set, o.detections, false, o.fusion, kPeopleWindow, window_box);

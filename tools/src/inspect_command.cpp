@@ -22,6 +22,14 @@ void print_model(const std::string& path, const CascadeModel& m) {
                 feature_family(m).c_str(), std::string(to_string(m.hog.norm)).c_str(), m.hog.epsilon, m.hog.hys_clip);
     std::printf("  created %s by cascadekit %s\n", m.metadata.created_utc.c_str(), m.metadata.toolkit_version.c_str());
     if (!m.metadata.data_description.empty()) std::printf("  data: %s\n", m.metadata.data_description.c_str());
+    const ObjectBox& b = m.object_box;
+    std::printf("  object box in the window: x %g, y %g, w %g, h %g (fractions of %dx%d)\n", decimal_value(b.x),
+                decimal_value(b.y), decimal_value(b.w), decimal_value(b.h), m.window_width, m.window_height);
+    const OperatingPoint& o = m.operating;
+    std::printf("  operating point: threshold %g, stride %d, scale step %g, min scale %g, pad %g, fuse %s", decimal_value(o.threshold),
+                o.stride, decimal_value(o.scale_step), decimal_value(o.min_scale), decimal_value(o.pad), o.fuse.c_str());
+    if (o.fuse == "nms") std::printf(" (IoU %g)", decimal_value(o.nms_iou));
+    std::printf("; %s\n", o.chosen_on.empty() ? "detector defaults (not chosen on data)" : o.chosen_on.c_str());
     std::printf("  %zu stage(s)\n", m.stages.size());
     // Stages are numbered from 1 as in the literature; the file's groups from 000.
     std::printf("  %5s  %-11s  %-13s  %8s  %-6s  %12s\n", "stage", "group", "kind", "learners", "vote", "threshold");

@@ -75,9 +75,15 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
 CLI::IsMember choices(std::vector<std::string> v) { return CLI::IsMember(std::move(v)); }
 
 // Fusion options shared by detect and eval, so both fuse windows the same way by default.
-void add_fusion_options(CLI::App* app, std::string& fuse, cascadekit::FusionParams& fusion) {
-    app->add_option("--fuse", fuse, "Fusion of overlapping windows")->check(choices({"meanshift", "nms", "none"}))->capture_default_str();
-    app->add_option("--nms-iou", fusion.nms_iou, "IoU above which NMS drops the weaker box")->capture_default_str();
+// from_model: detect, whose --fuse and --nms-iou default to the model's operating point.
+void add_fusion_options(CLI::App* app, std::string& fuse, cascadekit::FusionParams& fusion, bool from_model = false) {
+    auto* f = app->add_option("--fuse", fuse, std::string("Fusion of overlapping windows: meanshift, nms or none") +
+                                                  (from_model ? " (default: the model's operating point)" : ""))
+                  ->check(choices({"meanshift", "nms", "none"}));
+    auto* iou = app->add_option("--nms-iou", fusion.nms_iou,
+                                std::string("IoU above which NMS drops the weaker box") +
+                                    (from_model ? " (default: the model's operating point)" : ""));
+    if (!from_model) f->capture_default_str(), iou->capture_default_str();
     app->add_option("--sigma-x", fusion.sigma_x, "Mean-shift bandwidth in x at scale 1 (pixels)")->capture_default_str();
     app->add_option("--sigma-y", fusion.sigma_y, "Mean-shift bandwidth in y at scale 1 (pixels)")->capture_default_str();
     app->add_option("--sigma-s", fusion.sigma_s, "Mean-shift bandwidth in ln(scale)")->capture_default_str();
@@ -111,21 +117,27 @@ int main(int argc, char** argv) {
     detect->add_option("--model", det.model, "Cascade model file (.h5)")->required();
     detect->add_option("INPUT", det.inputs,
                        "Image, folder of images, list file (.txt/.lst, one path a line) or video")->required();
-    detect->add_option("--stride", det.params.stride, "Window step in pyramid-level pixels")->capture_default_str();
-    detect->add_option("--scale-step", det.params.scale_step, "Ratio between pyramid levels, 1.01 to 10")->capture_default_str();
+    // Scan, fusion, threshold and pad default to the operating point stored in the model
+    // (`cascade inspect` shows it; `cascade calibrate` chooses it on annotated images).
+    detect->add_option("--stride", det.params.stride, "Window step in pyramid-level pixels (default: the model's operating point)");
+    detect->add_option("--scale-step", det.params.scale_step,
+                       "Ratio between pyramid levels, 1.01 to 10 (default: the model's operating point)");
     detect->add_option("--min-scale", det.params.min_scale,
-                       "Smallest window scale, >= 1/16; below 1 upscales the input for small objects")->capture_default_str();
+                       "Smallest window scale, >= 1/16; below 1 upscales the input for small objects (default: the model's "
+                       "operating point)");
     detect->add_option("--max-scale", det.params.max_scale, "Largest window scale (0 = no limit)")->capture_default_str();
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
-    add_fusion_options(detect, fuse, det.fusion);
+    add_fusion_options(detect, fuse, det.fusion, true);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
     detect->add_option("--device", det.device, "CUDA device to run on (0, 1, …)")->check(CLI::NonNegativeNumber)->capture_default_str();
     detect->add_option("--json", det.json, "Write detections as JSON to this file");
     detect->add_option("--draw", det.draw_dir, "Write annotated images into this folder");
     detect->add_option("--max-frames", det.max_frames, "Frames to read from each video (0 = all)")->check(CLI::NonNegativeNumber);
     detect->add_option("--threshold", det.threshold,
-                       "Drop windows whose score (the sum of the cascade's stage margins, >= 0 for every accepted window) is "
-                       "below this, before fusion: raise it for fewer, surer detections")->capture_default_str();
+                       "Drop boxes scoring below this after fusion (a window's score is the sum of the cascade's stage margins, "
+                       ">= 0; an NMS box keeps its best window's; a mean-shift box scores the density of windows at its mode): raise "
+                       "it for fewer, surer detections (default: the model's "
+                       "recommended threshold, 0 for models without one)");
     auto* neighbors = detect->add_option("--min-neighbors", det.min_neighbors,
                                          "Keep a fused box only when more than N other windows fused into it (OpenCV's "
                                          "minNeighbors; needs --fuse meanshift or nms)")
@@ -141,8 +153,12 @@ int main(int argc, char** argv) {
     detect->add_option("--pad", det.pad,
                        "Replicated border added on every side, as a share of the image height (0 to 1), so that windows "
                        "reach past the edges: people cut by the frame or filling it (cascade eval pads PennFudan by 0.25); "
-                       "boxes stay in the image's coordinates and may extend past its edges")
-        ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+                       "boxes stay in the image's coordinates and may extend past its edges (default: the model's operating "
+                       "point)")
+        ->check(CLI::Range(0.0, 1.0));
+    detect->add_flag("--window-boxes", det.window_boxes,
+                     "Report and draw the detection windows themselves instead of the object's box inside each (the "
+                     "model's object box; the JSON gives both)");
     detect->add_option("--coco", det.coco,
                        "Also write the boxes as COCO results JSON ([{image_id, category_id, bbox: [x, y, w, h], score}]) to "
                        "this file, for COCO's evaluation tools");
@@ -337,6 +353,10 @@ int main(int argc, char** argv) {
         parse_fusion(fuse, det.fusion.method);
         parse_backend(backend, det.backend);
         if (upscale > 0.0) det.params.min_scale = 1.0 / upscale;
+        auto given = [&](const char* name) { return detect->get_option(name)->count() > 0; };
+        det.given = {given("--stride"),  given("--scale-step"), given("--min-scale") || given("--upscale") || given("--min-size"),
+                     given("--fuse"),    given("--nms-iou"),    given("--threshold"),
+                     given("--pad")};
         return run_detect(det);
     }
     if (crop_cmd->parsed()) {

@@ -47,10 +47,10 @@ Box person_box(double x, double y, double w, double h);
 inline Box window_box(double x, double y, double w, double h) { return {x, y, w, h}; }
 
 // The box a model's detection windows stand for, by name: "person" (person_box), "window"
-// (window_box) or "auto" (person_box for 64×128 people windows, else window_box). nullptr for
-// another name.
-using BoxRule = Box (*)(double x, double y, double w, double h);
-BoxRule box_rule(const std::string& name, WindowShape window);
+// (window_box) or "auto" (the model's object box, CascadeModel::object_box). An empty function
+// for another name.
+using BoxRule = std::function<Box(double x, double y, double w, double h)>;
+BoxRule box_rule(const std::string& name, const CascadeModel& model);
 
 struct ScoredBox {
     Box box;

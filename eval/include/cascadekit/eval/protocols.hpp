@@ -55,7 +55,7 @@ struct FullImageOptions {
 // ignore regions: the input of fppi_curve. Annotations are all read first, so a damaged one
 // fails before any detection runs.
 std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& options,
-                                         const ImageLoader& loader, Box (*to_box)(double x, double y, double w, double h));
+                                         const ImageLoader& loader, const BoxRule& to_box);
 
 // The image with `pad` pixels of replicated border on every side, so that windows may reach past
 // the image edge (people filling the frame need a window larger than the image; OpenCV's

@@ -1,5 +1,6 @@
 #pragma once
-// Reading and writing cascade models as HDF5 files, schema version 2 (docs/model-file.md): an HDF5
+// Reading and writing cascade models as HDF5 files, schema version 3 (docs/model-file.md; schema 2
+// files read too, with the default object box and operating point): an HDF5
 // file whose 512-byte user block holds an integrity header (magic, schema version, length and
 // SHA-256 of everything after it), checked with plain file I/O before libhdf5 sees a byte.
 #include <cstdint>
@@ -12,7 +13,8 @@
 
 namespace cascadekit {
 
-inline constexpr int kModelSchemaVersion = 2;
+inline constexpr int kModelSchemaVersion = 3;       // what save_model writes
+inline constexpr int kMinSealedSchemaVersion = 2;  // the oldest schema with the integrity header (read as is)
 inline constexpr std::size_t kModelHeaderBytes = 512;             // the HDF5 user block
 inline constexpr std::uint64_t kMaxModelFileBytes = 64ull << 20;  // larger files are refused unread
 inline constexpr const char* kModelFormatName = "cascadekit-cascade";
@@ -61,8 +63,9 @@ void save_model(const CascadeModel& model, const std::filesystem::path& file);
 // The bytes save_model writes (header included); `file` only names it in errors.
 std::vector<std::uint8_t> model_file_bytes(const CascadeModel& model, const std::filesystem::path& file);
 
-// Recomputes the header of a schema-2 file in place after it was edited with HDF5 tools (tests
-// build damaged-but-sealed files with it). Trusts the contents: only for files you trust.
+// Recomputes the header of a sealed file in place after it was edited with HDF5 tools, keeping
+// the schema version it names (tests build damaged-but-sealed files with it). Trusts the
+// contents: only for files you trust.
 void reseal_model_file(const std::filesystem::path& file);
 
 }  // namespace cascadekit

@@ -31,6 +31,9 @@ struct DetectParams {
 // Throws std::invalid_argument naming the bad parameter.
 void validate(const DetectParams& params);
 
+// The scan a model's operating point names (stride, scale step, smallest scale; no largest).
+DetectParams detect_params(const OperatingPoint& point);
+
 // An accepted window in input pixels: the window's top-left (x, y) and its size (w, h) =
 // model window × level scale. score: for an accepted window, the sum over all stages of (stage
 // sum − threshold), each term >= 0: by how much the window cleared the whole cascade (the last

@@ -44,6 +44,10 @@ std::vector<Detection> fuse_meanshift(const std::vector<Detection>& raw, int win
 // Greedy non-maximum suppression by intersection over union; ordered by descending score.
 std::vector<Detection> fuse_nms(const std::vector<Detection>& raw, double iou_threshold);
 
+// The fusion a model's operating point names (method and NMS IoU; mean-shift bandwidths at
+// their defaults).
+FusionParams fusion_params(const OperatingPoint& point);
+
 // Dispatches on params.method (None returns raw unchanged).
 std::vector<Detection> fuse(const std::vector<Detection>& raw, int window_width, int window_height,
                             const FusionParams& params);
