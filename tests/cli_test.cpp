@@ -361,7 +361,7 @@ TEST(Cli, EvalAnnotationsInEveryFormat) {
     EXPECT_NE(nothing.err.find("nothing to measure"), std::string::npos) << nothing.err;
 }
 
-// Operating points: --threshold before fusion, --min-neighbors after it, --min-size/--max-size
+// Operating points: --threshold and --min-neighbors on fused boxes, --min-size/--max-size
 // as window heights; each box says how many windows it stands for; conflicting options refused.
 TEST(Cli, DetectOperatingPoints) {
     const Scene s = make_scene("cli_operating_points");
@@ -408,6 +408,102 @@ TEST(Cli, DetectOperatingPoints) {
     const CommandResult none = cascade("detect --model " + q(s.model) + " --fuse none --min-neighbors 1 " + q(s.image), s.dir);
     EXPECT_EQ(none.code, 1);
     EXPECT_NE(none.err.find("--min-neighbors needs fusion"), std::string::npos) << none.err;
+}
+
+// cascade calibrate chooses a threshold on half the images for a target FPPI, stores it with the
+// scan and fusion in the model; detect then runs that way unless told otherwise.
+TEST(Cli, CalibrateStoresTheOperatingPointDetectUses) {
+    const Scene s = make_scene("cli_calibrate");
+    fs::copy_file(s.image, s.dir / "bars2.pgm");
+    std::ofstream(s.dir / "bars.txt") << "bars.pgm 2 32 24 64 128 230.4 115.2 92.16 184.32\n"
+                                         "bars2.pgm 2 32 24 64 128 230.4 115.2 92.16 184.32\n";
+    const fs::path out = s.dir / "calibrated.h5";
+    const CommandResult r = cascade("calibrate --model " + q(s.model) + " --out " + q(out) + " --annotations " +
+                                        q(s.dir / "bars.txt") + " --fppi 0.5 --scale-step 1.44 --fuse meanshift --min-scale 1", s.dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("threshold "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("chosen on 1 images: FPPI "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("checked on the other 1: FPPI "), std::string::npos) << r.out;
+    const CascadeModel m = load_model(out);
+    EXPECT_EQ(m.stages, load_model(s.model).stages);  // only the operating point changed
+    EXPECT_EQ(m.operating.stride, 8);  // not given: the model's
+    EXPECT_FLOAT_EQ(m.operating.scale_step, 1.44f);
+    EXPECT_EQ(m.operating.fuse, "meanshift");
+    EXPECT_NE(m.operating.chosen_on.find("FPPI <= 0.500 on 1 of the 2 images"), std::string::npos) << m.operating.chosen_on;
+    const CommandResult insp = cascade("inspect " + q(out), s.dir);
+    EXPECT_NE(insp.out.find("operating point: threshold "), std::string::npos) << insp.out;
+    EXPECT_NE(insp.out.find("stride 8, scale step 1.44"), std::string::npos) << insp.out;
+
+    // detect takes it all from the model; options given replace single values.
+    const CommandResult d = cascade("-q detect --model " + q(out) + " --json " + q(s.dir / "d.json") + " " + q(s.image), s.dir);
+    ASSERT_EQ(d.code, 0) << d.err;
+    const auto j = nlohmann::json::parse(slurp(s.dir / "d.json"));
+    EXPECT_EQ(j["params"]["stride"], 8);
+    EXPECT_EQ(j["params"]["scale_step"], 1.44);
+    EXPECT_EQ(j["params"]["fuse"], "meanshift");
+    EXPECT_EQ(j["params"]["threshold"].get<double>(), decimal_value(m.operating.threshold));
+    EXPECT_EQ(j["operating_point"], m.operating.chosen_on);
+    ASSERT_FALSE(j["images"][0]["detections"].empty());
+    for (const auto& b : j["images"][0]["detections"]) EXPECT_GE(b["score"].get<double>(), decimal_value(m.operating.threshold) - 1e-4);
+    const CommandResult d8 = cascade("-q detect --model " + q(out) + " --stride 4 --threshold 0 --json " + q(s.dir / "d8.json") + " " +
+                                         q(s.image), s.dir);
+    ASSERT_EQ(d8.code, 0) << d8.err;
+    const auto j8 = nlohmann::json::parse(slurp(s.dir / "d8.json"));
+    EXPECT_EQ(j8["params"]["stride"], 4);
+    EXPECT_EQ(j8["params"]["threshold"], 0.0);
+    EXPECT_EQ(j8["params"]["scale_step"], 1.44);  // still the model's
+
+    // Bad requests: named, exit 1, nothing written.
+    const fs::path none = s.dir / "none.h5";
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"", "give the images to calibrate on"},
+             {" --annotations " + q(s.dir / "bars.txt") + " --fppi 0", "--fppi must be a positive number"},
+             {" --annotations " + q(s.dir / "bars.txt") + " --stride 0", "/detect@stride"},
+             {" --annotations " + q(s.dir / "missing.txt"), "missing.txt"},
+             // every box of the binary bar model scores alike: no threshold removes its extra NMS boxes
+             {" --annotations " + q(s.dir / "bars.txt") + " --stride 4 --fuse nms --fppi 0.1", "even the strictest threshold"}}) {
+        const CommandResult bad = cascade("calibrate --model " + q(s.model) + " --out " + q(none) + args, s.dir);
+        EXPECT_EQ(bad.code, 1) << args;
+        EXPECT_NE(bad.err.find(says), std::string::npos) << args << ": " << bad.err;
+        EXPECT_FALSE(fs::exists(none));
+    }
+    std::ofstream(s.dir / "one.txt") << "bars.pgm 2 32 24 64 128 230.4 115.2 92.16 184.32\n";
+    const CommandResult one = cascade("calibrate --model " + q(s.model) + " --out " + q(none) + " --annotations " + q(s.dir / "one.txt"), s.dir);
+    EXPECT_EQ(one.code, 1);
+    EXPECT_NE(one.err.find("at least 2 images"), std::string::npos) << one.err;
+}
+
+// Boxes are the object's box inside each window (the model's object box); the JSON keeps the
+// window; --window-boxes reports windows.
+TEST(Cli, DetectReportsObjectBoxes) {
+    const Scene s = make_scene("cli_object_boxes");
+    CascadeModel m = load_model(s.model);
+    m.object_box = {0.25f, 0.125f, 0.5f, 0.75f};
+    save_model(m, s.model);
+    auto detections = [&](const std::string& args) {
+        const CommandResult r = cascade("-q detect --model " + q(s.model) + " --fuse nms --json " + q(s.dir / "d.json") + " " + args +
+                                            " " + q(s.image), s.dir);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return nlohmann::json::parse(slurp(s.dir / "d.json"));
+    };
+    const auto objects = detections("");
+    const auto windows = detections("--window-boxes");
+    EXPECT_EQ(objects["params"]["boxes"], "object");
+    EXPECT_EQ(windows["params"]["boxes"], "window");
+    EXPECT_EQ(objects["object_box"], nlohmann::json::array({0.25, 0.125, 0.5, 0.75}));
+    const auto& o = objects["images"][0]["detections"];
+    const auto& w = windows["images"][0]["detections"];
+    ASSERT_EQ(o.size(), w.size());
+    ASSERT_FALSE(o.empty());
+    for (std::size_t k = 0; k < o.size(); ++k) {
+        const auto& win = o[k]["window"];
+        EXPECT_NEAR(win[0].get<double>(), w[k]["x"].get<double>(), 1e-9);
+        EXPECT_NEAR(win[3].get<double>(), w[k]["h"].get<double>(), 1e-9);
+        EXPECT_NEAR(o[k]["x"].get<double>(), win[0].get<double>() + 0.25 * win[2].get<double>(), 0.011);
+        EXPECT_NEAR(o[k]["y"].get<double>(), win[1].get<double>() + 0.125 * win[3].get<double>(), 0.011);
+        EXPECT_NEAR(o[k]["w"].get<double>(), 0.5 * win[2].get<double>(), 0.011);
+        EXPECT_NEAR(o[k]["h"].get<double>(), 0.75 * win[3].get<double>(), 0.011);
+    }
 }
 
 // --coco: COCO results JSON with image ids by input order, or from a COCO annotation file by

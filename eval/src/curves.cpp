@@ -135,6 +135,17 @@ std::vector<CurvePoint> fppi_curve(const std::vector<ImageTruth>& images, const 
     return plateau_ends(out);
 }
 
+CurvePoint point_at(const std::vector<ImageTruth>& images, double threshold, const MatchRule& match, double ignore_iou) {
+    std::size_t tp = 0, fp = 0, objects = 0;
+    for (const ImageTruth& im : images) objects += im.people.size();
+    match_greedily(images, match, ignore_iou, [&](double score, bool hit) {
+        if (score >= threshold) (hit ? tp : fp) += 1;
+    }, [](std::size_t, std::size_t, double) {});
+    const double n_images = static_cast<double>(std::max<std::size_t>(images.size(), 1));
+    return {static_cast<double>(fp) / n_images, objects ? 1.0 - static_cast<double>(tp) / static_cast<double>(objects) : 0.0,
+            threshold};
+}
+
 double detection_rate_at(const std::vector<CurvePoint>& fppi, std::size_t images, double false_positives) {
     return 1.0 - miss_rate_at(fppi, false_positives / static_cast<double>(std::max<std::size_t>(images, 1)) + 1e-12);
 }

@@ -1,5 +1,6 @@
 #pragma once
 #include <array>
+#include <optional>
 // The subcommands of `cascade`. Each returns the process exit code:
 // 0 success; 1 the command could not run (bad model, bad option, output not writable);
 // 2 it ran but some inputs failed (each reported by name).
@@ -97,6 +98,24 @@ struct EvalOptions {
     int device = 0;                   // its CUDA device
 };
 int run_eval(const EvalOptions& options);
+
+// cascade calibrate: the model's operating point chosen on annotated images (calibrate_command.cpp).
+struct CalibrateOptions {
+    std::string model, out;
+    std::string annotations, format = "auto", object_class, images;  // an annotated set, or
+    bool faces = false;                                              // CMU+MIT's frontal faces
+    std::string cmu_mit;                                             // default $CASCADEKIT_DATA/Faces/cmu-mit
+    double fppi = 0.1;  // the threshold keeps at most this many false positives per image
+    // The scan and fusion the threshold is chosen for; unset: the model's current operating point.
+    std::optional<int> stride;
+    std::optional<double> scale_step, min_scale, pad, nms_iou;
+    std::optional<std::string> fuse;
+    Backend backend = Backend::Auto;
+    int device = 0;
+};
+int run_calibrate(const CalibrateOptions& options);
+// The model's operating point with the scan and fusion options given replacing its own.
+OperatingPoint calibrated_scan(const CalibrateOptions& options, const CascadeModel& model);
 
 struct InspectOptions {
     std::string model;  // empty with pool set

@@ -285,9 +285,42 @@ int main(int argc, char** argv) {
     // convert ------------------------------------------------------------------------------
     ConvertOptions conv;
     auto* convert = app.add_subcommand("convert", "Re-save a model you trust (schema 1, or edited with HDF5 tools) as "
-                                                  "schema 2 with a fresh integrity header");
+                                                  "the current schema with a fresh integrity header");
     convert->add_option("IN", conv.in, "Model file to read (parsed without the integrity check: only files you trust)")->required();
     convert->add_option("OUT", conv.out, "Model file to write (may be IN)")->required();
+
+    // calibrate ----------------------------------------------------------------------------
+    CalibrateOptions cal;
+    int cal_stride = 8;
+    double cal_scale_step = 1.2, cal_min_scale = 1, cal_pad = 0, cal_nms_iou = 0.5;
+    std::string cal_fuse = "meanshift", cal_backend = "auto";
+    auto* calibrate = app.add_subcommand(
+        "calibrate", "Choose a model's operating point (score threshold, with its scan and fusion) on annotated images and "
+                     "write the model with it; detect then uses it by default");
+    calibrate->add_option("--model", cal.model, "Model file (.h5)")->required();
+    calibrate->add_option("--out", cal.out, "Model file to write (may be --model)")->required();
+    calibrate->add_option("--annotations", cal.annotations,
+                          "Annotated images held out from training: a PASCAL VOC XML file or folder, a COCO JSON, a dlib imglab "
+                          "XML or an opencv_annotation text file; detections match objects at IoU >= 0.5 with the model's object "
+                          "box. The threshold is chosen on the 1st, 3rd, … image and checked on the others");
+    calibrate->add_option("--format", cal.format, "--annotations format: auto (by the file), voc, coco, dlib, opencv")
+        ->check(choices({"auto", "voc", "coco", "dlib", "opencv"}))->capture_default_str();
+    calibrate->add_option("--class", cal.object_class, "--annotations: only objects of this class");
+    calibrate->add_option("--images", cal.images, "--annotations: the folder the image names are relative to");
+    calibrate->add_flag("--faces", cal.faces, "Calibrate on CMU+MIT's frontal faces (matched by their eye and mouth points)");
+    calibrate->add_option("--cmu-mit", cal.cmu_mit, "--faces: the CMU+MIT folder (default $CASCADEKIT_DATA/Faces/cmu-mit)");
+    calibrate->add_option("--fppi", cal.fppi, "Target false positives per image: the loosest threshold keeping at most this many")
+        ->capture_default_str();
+    calibrate->add_option("--stride", cal_stride, "Window step of the scan (default: the model's operating point)");
+    calibrate->add_option("--scale-step", cal_scale_step, "Ratio between pyramid levels (default: the model's)");
+    calibrate->add_option("--min-scale", cal_min_scale, "Smallest window scale, >= 1/16 (default: the model's)");
+    calibrate->add_option("--pad", cal_pad, "Replicated border, a share of the image height (default: the model's)");
+    calibrate->add_option("--fuse", cal_fuse, "Fusion: meanshift, nms or none (default: the model's)")
+        ->check(choices({"meanshift", "nms", "none"}));
+    calibrate->add_option("--nms-iou", cal_nms_iou, "IoU above which NMS drops the weaker box (default: the model's)");
+    calibrate->add_option("--backend", cal_backend, "cpu, cuda, or auto (CUDA when present)")
+        ->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
+    calibrate->add_option("--device", cal.device, "CUDA device to run on")->check(CLI::NonNegativeNumber);
 
     // bench --------------------------------------------------------------------------------
     auto* bench = app.add_subcommand("bench", "Measure speed");
@@ -369,6 +402,17 @@ int main(int argc, char** argv) {
     }
     if (inspect->parsed()) return run_inspect(insp);
     if (convert->parsed()) return run_convert(conv);
+    if (calibrate->parsed()) {
+        auto given = [&](const char* name) { return calibrate->get_option(name)->count() > 0; };
+        if (given("--stride")) cal.stride = cal_stride;
+        if (given("--scale-step")) cal.scale_step = cal_scale_step;
+        if (given("--min-scale")) cal.min_scale = cal_min_scale;
+        if (given("--pad")) cal.pad = cal_pad;
+        if (given("--fuse")) cal.fuse = cal_fuse;
+        if (given("--nms-iou")) cal.nms_iou = cal_nms_iou;
+        parse_backend(cal_backend, cal.backend);
+        return run_calibrate(cal);
+    }
     if (train->parsed()) return run_train(tr);
     if (eval->parsed()) {
         parse_fusion(eval_fuse, ev.fusion.method);

@@ -103,6 +103,11 @@ double average_precision(const std::vector<CurvePoint>& fppi, std::size_t images
 // The loosest score threshold at which the curve's FP rate is at most `fp` (+inf when none is).
 double threshold_at(const std::vector<CurvePoint>& fppi, double fp);
 
+// One operating point: FPPI and miss rate of the detections scoring at least `threshold` (the
+// same greedy matching as fppi_curve; exact where the curve keeps only its plateaus' ends).
+CurvePoint point_at(const std::vector<ImageTruth>& images, double threshold, const MatchRule& match = iou_match(),
+                    double ignore_iou = 0.5);
+
 // Objects by box height and how many of them a detection scoring at least `threshold` finds
 // (the same greedy matching as fppi_curve). Bins: [0, edges[0]), [edges[0], edges[1]), …,
 // [edges.back(), ∞); edges ascending.
