@@ -16,6 +16,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <algorithm>
 #include <string>
 
 #include "cascadekit/eval/annotated_images.hpp"
@@ -94,41 +96,73 @@ CascadeModel model_from(const py::object& model_or_path) {
     return load_model(py::str(model_or_path).cast<std::string>());  // a str or a pathlib.Path
 }
 
+// The view with `pad` pixels of replicated border on every side, in `buffer`.
+ImageView padded_view(const ImageView& v, int pad, std::vector<std::uint8_t>& buffer) {
+    const int w = v.width + 2 * pad, h = v.height + 2 * pad, c = v.channels;
+    buffer.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c));
+    for (int y = 0; y < h; ++y) {
+        const std::uint8_t* row = v.data + static_cast<std::ptrdiff_t>(std::clamp(y - pad, 0, v.height - 1)) * v.stride;
+        std::uint8_t* out = buffer.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(w) * static_cast<std::size_t>(c);
+        for (int x = 0; x < w; ++x) {
+            const std::uint8_t* px = row + static_cast<std::ptrdiff_t>(std::clamp(x - pad, 0, v.width - 1)) * c;
+            std::copy(px, px + c, out + static_cast<std::ptrdiff_t>(x) * c);
+        }
+    }
+    ImageView p = v;
+    p.data = buffer.data();
+    p.width = w;
+    p.height = h;
+    p.stride = static_cast<std::ptrdiff_t>(w) * c;
+    return p;
+}
+
+// Scan options left as None take the model's operating point (Model.operating_point).
 class PyDetector {
 public:
-    PyDetector(const py::object& model, const std::string& backend, int stride, double scale_step, double min_scale,
-               double max_scale, int device)
+    PyDetector(const py::object& model, const std::string& backend, std::optional<int> stride, std::optional<double> scale_step,
+               std::optional<double> min_scale, double max_scale, int device)
         : model_(model_from(model)) {
-        params_.stride = stride;
-        params_.scale_step = scale_step;
-        params_.min_scale = min_scale;
+        params_ = detect_params(model_.operating);
+        if (stride) params_.stride = *stride;
+        if (scale_step) params_.scale_step = *scale_step;
+        if (min_scale) params_.min_scale = *min_scale;
         params_.max_scale = max_scale;
         detector_ = Detector::create(model_, params_, parse_name(kBackendNames, backend, "backend"), device);
     }
 
-    py::array_t<double> detect(const py::array& image, const std::string& fuse, double nms_iou, double threshold,
-                               int min_neighbors, const std::string& order) {
+    py::array_t<double> detect(const py::array& image, const std::optional<std::string>& fuse, std::optional<double> nms_iou,
+                               std::optional<double> threshold, int min_neighbors, const std::string& order,
+                               std::optional<double> pad, const std::string& boxes_as) {
         const Pixels px = pixels_of(image, order);
-        FusionParams fp;
-        fp.method = parse_name(kFusionNames, fuse, "fuse");
-        fp.nms_iou = nms_iou;
+        const OperatingPoint& op = model_.operating;
+        FusionParams fp = fusion_params(op);
+        if (fuse) fp.method = parse_name(kFusionNames, *fuse, "fuse");
+        if (nms_iou) fp.nms_iou = *nms_iou;
+        const double min_score = threshold ? *threshold : decimal_value(op.threshold);
+        const double border = pad ? *pad : decimal_value(op.pad);
+        if (!(border >= 0 && border <= 1)) throw py::value_error("pad must be in [0, 1] (a share of the image height)");
+        if (boxes_as != "object" && boxes_as != "window") throw py::value_error("boxes must be 'object' or 'window', not '" + boxes_as + "'");
         if (min_neighbors < 0) throw py::value_error("min_neighbors must be >= 0");
         if (min_neighbors > 0 && fp.method == FusionMethod::None) throw py::value_error("min_neighbors needs fuse='meanshift' or 'nms'");
         std::vector<Detection> boxes;
         {
             py::gil_scoped_release unlocked;
-            DetectResult r = detector_->detect(px.view);
+            const int p = static_cast<int>(std::lround(border * px.view.height));
+            std::vector<std::uint8_t> buffer;
+            DetectResult r = detector_->detect(p > 0 ? padded_view(px.view, p, buffer) : px.view);
             last_stats_ = r.stats;
-            std::erase_if(r.detections, [&](const Detection& d) { return d.score < threshold; });
+            for (Detection& d : r.detections) d.x -= p, d.y -= p;
             boxes = cascadekit::fuse(r.detections, model_.window_width, model_.window_height, fp);
-            std::erase_if(boxes, [&](const Detection& d) { return d.support <= min_neighbors; });
+            std::erase_if(boxes, [&](const Detection& d) { return d.score < min_score || d.support <= min_neighbors; });
         }
         py::array_t<double> out({static_cast<py::ssize_t>(boxes.size()), py::ssize_t{6}});
         auto o = out.mutable_unchecked<2>();
         for (std::size_t i = 0; i < boxes.size(); ++i) {
             const auto k = static_cast<py::ssize_t>(i);
-            o(k, 0) = boxes[i].x, o(k, 1) = boxes[i].y, o(k, 2) = boxes[i].w, o(k, 3) = boxes[i].h;
-            o(k, 4) = boxes[i].score, o(k, 5) = boxes[i].support;
+            const Detection& d = boxes[i];
+            const Box b = boxes_as == "window" ? d.box() : object_in_window(model_.object_box, d.x, d.y, d.w, d.h);
+            o(k, 0) = b.x, o(k, 1) = b.y, o(k, 2) = b.w, o(k, 3) = b.h;
+            o(k, 4) = d.score, o(k, 5) = d.support;
         }
         return out;
     }
@@ -287,6 +321,30 @@ PYBIND11_MODULE(cascadekit, m) {
             },
             "one dict per stage: kind ('hog_svm', 'waldboost_lbp'), feature, size (learners)")
         .def_property_readonly("training_config", [](const CascadeModel& c) { return c.metadata.training_config; })
+        .def_property_readonly(
+            "object_box",
+            [](const CascadeModel& c) {
+                const ObjectBox& b = c.object_box;
+                return py::make_tuple(decimal_value(b.x), decimal_value(b.y), decimal_value(b.w), decimal_value(b.h));
+            },
+            "where the object's box sits in the window: (x, y, w, h) as fractions of it")
+        .def_property_readonly(
+            "operating_point",
+            [](const CascadeModel& c) {
+                const OperatingPoint& o = c.operating;
+                py::dict d;
+                d["threshold"] = decimal_value(o.threshold);
+                d["stride"] = o.stride;
+                d["scale_step"] = decimal_value(o.scale_step);
+                d["min_scale"] = decimal_value(o.min_scale);
+                d["pad"] = decimal_value(o.pad);
+                d["fuse"] = o.fuse;
+                d["nms_iou"] = decimal_value(o.nms_iou);
+                d["chosen_on"] = o.chosen_on;
+                return d;
+            },
+            "how the model is meant to be run (Detector's defaults): threshold, stride, scale_step, min_scale, pad, fuse, "
+            "nms_iou, and chosen_on (how the threshold was chosen; empty for the detector's defaults)")
         .def_property_readonly("created_utc", [](const CascadeModel& c) { return c.metadata.created_utc; })
         .def("save", [](const CascadeModel& c, const std::filesystem::path& path) { save_model(c, path); }, py::arg("path"),
              "write the model file (atomically)")
@@ -299,18 +357,23 @@ PYBIND11_MODULE(cascadekit, m) {
           "Load and verify a model file (raises RuntimeError naming the file and the problem)");
 
     py::class_<PyDetector>(m, "Detector", "A detector for one model: CPU (TBB) or CUDA backend, the same detections")
-        .def(py::init<const py::object&, const std::string&, int, double, double, double, int>(), py::arg("model"),
-             py::arg("backend") = "auto", py::arg("stride") = 8, py::arg("scale_step") = 1.2, py::arg("min_scale") = 1.0,
-             py::arg("max_scale") = 0.0, py::arg("device") = 0,
+        .def(py::init<const py::object&, const std::string&, std::optional<int>, std::optional<double>, std::optional<double>,
+                      double, int>(),
+             py::arg("model"), py::arg("backend") = "auto", py::arg("stride") = py::none(), py::arg("scale_step") = py::none(),
+             py::arg("min_scale") = py::none(), py::arg("max_scale") = 0.0, py::arg("device") = 0,
              "model: a path or a Model; backend: 'auto' (CUDA when present), 'cpu' or 'cuda'; stride: window step in level "
-             "pixels; scale_step: ratio of pyramid scales; min_scale below 1 upscales; max_scale 0 = no limit")
-        .def("detect", &PyDetector::detect, py::arg("image"), py::arg("fuse") = "meanshift", py::arg("nms_iou") = 0.5,
-             py::arg("threshold") = 0.0, py::arg("min_neighbors") = 0, py::arg("order") = "bgr",
+             "pixels; scale_step: ratio of pyramid scales; min_scale below 1 upscales; max_scale 0 = no limit. stride, "
+             "scale_step and min_scale left None are the model's operating point (Model.operating_point)")
+        .def("detect", &PyDetector::detect, py::arg("image"), py::arg("fuse") = py::none(), py::arg("nms_iou") = py::none(),
+             py::arg("threshold") = py::none(), py::arg("min_neighbors") = 0, py::arg("order") = "bgr", py::arg("pad") = py::none(),
+             py::arg("boxes") = "object",
              "Detect on a uint8 image: H×W gray, H×W×3 or H×W×4 (order 'bgr' or 'rgb'), any strides. Returns a float64 "
              "array N×6 of (x, y, w, h, score, windows) in input pixels, windows being the raw windows a box stands for. "
-             "fuse: 'meanshift' (default), 'nms' (greedy, nms_iou) or 'none' (every accepted window). threshold: windows "
-             "scoring below it are dropped before fusion; min_neighbors: boxes standing for that many other windows or "
-             "fewer are dropped after it (as cascade detect's options)")
+             "boxes: 'object' (the object's box inside each window, Model.object_box) or 'window'. fuse: 'meanshift', "
+             "'nms' (greedy, nms_iou) or 'none' (every accepted window). threshold: boxes scoring below it are dropped "
+             "after fusion, as are those standing for min_neighbors other windows or fewer; pad: replicated border, a "
+             "share of the image height. fuse, nms_iou, threshold and pad left None are the model's operating point "
+             "(as cascade detect)")
         .def_property_readonly("backend", &PyDetector::backend, "'cpu' or 'cuda'")
         .def_property_readonly("model", &PyDetector::model)
         .def_property_readonly("last_stats", &PyDetector::last_stats,

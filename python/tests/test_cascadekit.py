@@ -20,6 +20,17 @@ PEOPLE = MODELS / "inria-hog-cascade.h5"
 CASCADE = os.environ.get("CASCADE_EXE")
 
 
+def sample_frame():
+    """Frame 0 of OpenCV's vtest.avi (people walking), gray, written by CTest's python.sample_frame."""
+    path = os.environ.get("CASCADEKIT_SAMPLE_FRAME")
+    if not path or not os.path.exists(path):
+        pytest.skip("CASCADEKIT_SAMPLE_FRAME (frame 0 of vtest.avi as PGM, CTest's python.sample_frame) is absent")
+    data = pathlib.Path(path).read_bytes()
+    magic, width, height, maxval, pixels = data.split(maxsplit=4)
+    assert magic == b"P5" and maxval == b"255"
+    return np.frombuffer(pixels, np.uint8).reshape(int(height), int(width))
+
+
 def bars(width=320, height=256, seed=5):
     """A synthetic gray frame: noise with a few bright vertical bars."""
     rng = np.random.default_rng(seed)
@@ -51,7 +62,8 @@ def test_damaged_model_names_the_file(tmp_path):
 def test_detect_returns_boxes_and_statistics():
     det = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1)
     assert det.backend == "cpu"
-    raw = det.detect(bars(), fuse="none")
+    plain = dict(pad=0, threshold=0, boxes="window")  # not the model's operating point: every window, as scanned
+    raw = det.detect(bars(), fuse="none", **plain)
     assert raw.dtype == np.float64 and raw.ndim == 2 and raw.shape[1] == 6
     assert (raw[:, 5] == 1).all()  # a raw window stands for itself
     stats = det.last_stats
@@ -63,17 +75,50 @@ def test_detect_returns_boxes_and_statistics():
     if raw.shape[0]:
         assert np.allclose(raw[:, 3] / raw[:, 2], 2.0)
         assert (raw[:, 0] >= 0).all() and (raw[:, 0] + raw[:, 2] <= 320 + 1e-6).all()
-    fused = det.detect(bars(), fuse="nms", nms_iou=0.3)
+    fused = det.detect(bars(), fuse="nms", nms_iou=0.3, **plain)
     assert fused.shape[0] <= raw.shape[0]
     assert (np.diff(fused[:, 4]) <= 0).all()  # best first
     assert fused[:, 5].sum() == raw.shape[0]  # every window is counted by one box
-    # Operating points: a score threshold before fusion, a neighbour count after it.
+    # Operating points: a score threshold and a neighbour count on fused boxes.
     if raw.shape[0]:
         cut = float(np.median(raw[:, 4]))
-        assert (det.detect(bars(), fuse="none", threshold=cut)[:, 4] >= cut).all()
-        assert (det.detect(bars(), fuse="nms", min_neighbors=1)[:, 5] > 1).all()
+        assert (det.detect(bars(), fuse="none", threshold=cut, pad=0)[:, 4] >= cut).all()
+        assert (det.detect(bars(), fuse="nms", min_neighbors=1, threshold=0)[:, 5] > 1).all()
     with pytest.raises(ValueError, match="min_neighbors"):
         det.detect(bars(), fuse="none", min_neighbors=2)
+
+
+def test_defaults_are_the_models_operating_point_and_boxes_its_object_box():
+    m = cascadekit.load_model(PEOPLE)
+    op = m.operating_point
+    assert op["chosen_on"].startswith("threshold for FPPI <= 0.100")
+    assert op["fuse"] == "nms" and op["stride"] == 4 and op["pad"] == 0.25 and op["threshold"] > 0
+    assert m.object_box == pytest.approx((0.215, 0.125, 0.57, 0.75))
+    det = cascadekit.Detector(m, backend="cpu")
+    img = sample_frame()
+    default = det.detect(img)
+    assert 1 <= default.shape[0] <= 10  # the three people of frame 0, tight boxes (experiments/results/operating-points.md)
+    assert (default[:, 3] < 130).all()
+    explicit = det.detect(img, fuse=op["fuse"], nms_iou=op["nms_iou"], threshold=op["threshold"], pad=op["pad"])
+    np.testing.assert_array_equal(default, explicit)
+    assert (default[:, 4] >= op["threshold"]).all()
+    # Object boxes are the people inside the windows: the same fused windows, shrunk by the object box.
+    loose = dict(threshold=0)
+    objects = det.detect(img, boxes="object", **loose)
+    windows = det.detect(img, boxes="window", **loose)
+    assert objects.shape == windows.shape and objects.shape[0] > 0
+    bx, by, bw, bh = m.object_box
+    np.testing.assert_allclose(objects[:, 0], windows[:, 0] + bx * windows[:, 2])
+    np.testing.assert_allclose(objects[:, 1], windows[:, 1] + by * windows[:, 3])
+    np.testing.assert_allclose(objects[:, 2], bw * windows[:, 2])
+    np.testing.assert_allclose(objects[:, 3], bh * windows[:, 3])
+    # The model's pad lets windows reach past the frame; pad=0 keeps them inside.
+    unpadded = det.detect(img, boxes="window", pad=0, **loose)
+    assert (unpadded[:, 0] >= 0).all() and (unpadded[:, 1] >= 0).all()
+    with pytest.raises(ValueError, match="boxes"):
+        det.detect(img, boxes="person")
+    with pytest.raises(ValueError, match="pad"):
+        det.detect(img, pad=2)
 
 
 def test_every_layout_gives_the_same_boxes():
