@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <algorithm>
 #include <functional>
 #include <iterator>
 #include <random>
@@ -15,6 +16,7 @@
 #include "cascadekit/io/byte_codec.hpp"
 #include "cascadekit/io/stage_codec.hpp"
 #include "cascadekit/runtime/detector.hpp"
+#include "cascadekit/runtime/fusion.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
@@ -628,4 +630,150 @@ TEST(WaldBoost, HybridSequenceTrainsAnLbpPrefixThenHogStages) {
     for (int i = 0; i < 80 && !train(cfg, d.train, read_pgm, part, obs).finished; ++i) part.resume = true;
     EXPECT_EQ(bytes(opt.model_out), bytes(part.model_out));
     EXPECT_THROW(parse_train_config("boosting: {stage_sequence: [waldboost_lbp, nope]}", "x.yaml"), ConfigError);
+}
+
+// cut_region against a plain reference: shrinking by 2 averages 2×2 blocks, a region past the
+// edges replicates them, enlarging interpolates.
+TEST(AnnotatedData, CutRegionAveragesWhenShrinkingAndReplicatesEdges) {
+    const GrayImage g = random_image(40, 30, 3);
+    const GrayImage half = detail::cut_region(g, {4, 6, 20, 16}, 10, 8);
+    for (int v = 0; v < 8; ++v)
+        for (int u = 0; u < 10; ++u) {
+            const int x = 4 + 2 * u, y = 6 + 2 * v;
+            const double mean = (g.at(x, y) + g.at(x + 1, y) + g.at(x, y + 1) + g.at(x + 1, y + 1)) / 4.0;
+            EXPECT_NEAR(half.at(u, v), mean, 0.5 + 1e-9) << u << "," << v;
+        }
+    const GrayImage same = detail::cut_region(g, {-5, -5, 40, 30}, 40, 30);  // shifted by 5: edges replicated
+    for (int v = 0; v < 30; ++v)
+        for (int u = 0; u < 40; ++u) EXPECT_EQ(same.at(u, v), g.at(std::clamp(u - 5, 0, 39), std::clamp(v - 5, 0, 29)));
+    const GrayImage twice = detail::cut_region(g, {10, 10, 5, 5}, 10, 10);  // bilinear: centres at 10.25, 10.75, …
+    EXPECT_NEAR(twice.at(1, 1), 0.5625 * g.at(10, 10) + 0.1875 * (g.at(11, 10) + g.at(10, 11)) + 0.0625 * g.at(11, 11), 0.5 + 1e-9);
+}
+
+// A negative window's object box keeps clear of annotated boxes, through the image transforms.
+TEST(AnnotatedData, NegativeWindowsKeepClearOfObjectsInEveryTransform) {
+    const std::vector<Box> clear{{100, 50, 30, 90}};
+    const ObjectBox whole{};
+    EXPECT_FALSE(negative_window_allowed({100, 50, 30, 90}, whole, clear, 0.3));
+    EXPECT_FALSE(negative_window_allowed({105, 60, 30, 90}, whole, clear, 0.3));  // IoU 0.6
+    EXPECT_TRUE(negative_window_allowed({160, 50, 30, 90}, whole, clear, 0.3));
+    EXPECT_FALSE(negative_window_allowed({102, 60, 20, 40}, whole, clear, 0.3));  // small, inside the object: IoU 0.3 → refused
+    EXPECT_FALSE(negative_window_allowed({110, 70, 10, 20}, whole, clear, 0.9));  // wholly inside (a crowd region): refused
+    EXPECT_TRUE(negative_window_allowed({0, 0, 400, 400}, whole, clear, 0.3));    // a much larger window: the object is small in it
+    // Transformed boxes land where transformed() moves the pixels.
+    GrayImage g = constant_image(40, 30, 0);
+    const Box b{5, 7, 6, 4};
+    for (int y = 7; y < 11; ++y)
+        for (int x = 5; x < 11; ++x) g.at(x, y) = 200;
+    for (const auto& [t, name] : kImageTransformNames.items) {
+        const GrayImage tg = transformed(g, t);
+        const Box tb = transformed_box(b, 40, 30, t);
+        int inside = 0, lit = 0;
+        for (int y = 0; y < tg.height; ++y)
+            for (int x = 0; x < tg.width; ++x) {
+                const bool in = x >= tb.x && x < tb.x + tb.w && y >= tb.y && y < tb.y + tb.h;
+                lit += tg.at(x, y) == 200;
+                inside += in && tg.at(x, y) == 200;
+            }
+        EXPECT_EQ(lit, 24) << name;
+        EXPECT_EQ(inside, 24) << name;
+        EXPECT_DOUBLE_EQ(tb.w * tb.h, 24.0) << name;
+    }
+}
+
+// Training from annotated full images: positives cut from the boxes (too small ones counted and
+// skipped), negatives from the same images away from the boxes; the model finds held-out objects.
+TEST(AnnotatedData, TrainsFromAnnotatedImagesAndFindsHeldOutObjects) {
+    const fs::path dir = scratch_dir("trainer_annotated");
+    std::mt19937 rng(11);
+    std::ofstream list(dir / "bars.txt");
+    std::vector<std::pair<fs::path, std::vector<Box>>> scenes;
+    for (int i = 0; i < 48; ++i) {
+        GrayImage g = negative_image(rng);  // clutter: bars of the wrong orientation, width or length
+        GrayImage big(320, 300);
+        for (int y = 0; y < 300; ++y)
+            for (int x = 0; x < 320; ++x) big.at(x, y) = g.at(x % 200, y % 220);
+        std::vector<Box> bars;
+        std::uniform_real_distribution<double> s(0.9, 1.3);
+        for (const double wx : {10.0, 170.0}) {
+            const double scale = s(rng), wy = 20 + 30 * (i % 3);
+            draw_bar(big, wx, wy, scale, 230);
+            bars.push_back({wx + 28 * scale, wy, 8 * scale, 128 * scale});  // the bar is the object
+        }
+        if (i == 0) bars.push_back({150, 10, 4, 20});  // too small to be a positive
+        const fs::path p = dir / ("scene" + std::to_string(i) + ".pgm");
+        write_pgm(p, big);
+        list << p.filename().string() << " " << bars.size();
+        for (const Box& b : bars) list << " " << b.x << " " << b.y << " " << b.w << " " << b.h;
+        list << "\n";
+        scenes.push_back({p, bars});
+    }
+    list.close();
+    TrainConfig cfg = parse_train_config("seed: 3\ndata: {layout: annotated, annotations: " + (dir / "bars.txt").string() +
+                                             ", holdout_every: 4, positive_margin: 8}\n"
+                                             "window: {width: 64, height: 128, object_box: [0.4375, 0, 0.125, 1]}\n"
+                                             "boosting: {candidates_per_round: 12, d_min: 0.98, f_max: 0.5, F_target: 0.001, "
+                                             "max_stages: 6, max_learners_per_stage: 12}\n"
+                                             "mining: {stride: 8, scale_step: 1.25, backend: cpu}\n"
+                                             "detect: {stride: 4, scale_step: 1.1, fuse: nms}\n",
+                                         "annotated.yaml");
+    const Dataset all = configured_dataset(cfg, dir);
+    EXPECT_EQ(all.positives.size(), 96u);  // 2 bars an image; the small one skipped
+    EXPECT_NE(all.description.find("skipped 1 shorter than 64 px"), std::string::npos) << all.description;
+    EXPECT_EQ(all.negatives.size(), 48u);
+    EXPECT_EQ(all.keep_clear.size(), 48u);
+    EXPECT_EQ(all.positives[0].width, 80);  // the window with 8 pixels around
+    const Dataset train_part = training_dataset(cfg, dir);
+    const HeldOutSplit split = held_out_split(cfg, all);
+    for (const PositiveCrop& p : train_part.positives) EXPECT_FALSE(split.holds(p.path)) << p.path;  // whole images held out
+    EXPECT_EQ(train_part.negatives.size(), 36u);
+    TrainOptions opt;
+    opt.model_out = dir / "bars.h5";
+    Quiet obs;
+    const TrainSummary s = train(cfg, train_part, read_pgm, opt, obs);
+    EXPECT_GE(s.stages, 2);
+    const CascadeModel m = load_model(opt.model_out);
+    EXPECT_EQ(m.object_box, (ObjectBox{0.4375f, 0, 0.125f, 1}));
+    EXPECT_EQ(m.operating.stride, 4);
+    EXPECT_EQ(m.operating.fuse, "nms");
+    // The held-out scenes: bars found (IoU >= 0.5 of the object box), few false boxes.
+    const std::vector<AnnotatedFile> held = held_out_annotations(cfg, dir);
+    ASSERT_EQ(held.size(), 12u);
+    auto det = Detector::create(m, detect_params(m.operating), Backend::Cpu);
+    std::size_t objects = 0, found = 0, false_boxes = 0;
+    for (const AnnotatedFile& f : held) {
+        const auto boxes = fuse(det->detect(read_pgm(f.image).view()).detections, 64, 128, fusion_params(m.operating));
+        std::vector<bool> used(f.objects.size(), false);
+        for (const Detection& d : boxes) {
+            const Box o = object_in_window(m.object_box, d.x, d.y, d.w, d.h);
+            bool hit = false;
+            for (std::size_t k = 0; k < f.objects.size(); ++k)
+                if (!used[k] && iou(o, f.objects[k]) >= 0.5) used[k] = hit = true;
+            false_boxes += !hit;
+        }
+        objects += f.objects.size();
+        for (bool u : used) found += u;
+    }
+    std::printf("held-out annotated scenes: %zu of %zu bars found, %zu false boxes\n", found, objects, false_boxes);
+    EXPECT_GE(found, objects * 3 / 4);
+    EXPECT_LE(false_boxes, 6 * held.size());  // a 6-stage toy at threshold 0: cascade calibrate picks the operating point
+
+    // Negative windows drawn from the annotated images keep clear of the bars; unfiltered, many would not.
+    const auto images = detail::load_images(train_part.negatives, read_pgm);
+    const detail::WindowFilter allowed = detail::keep_clear_filter(train_part, images, {}, cfg);
+    ASSERT_TRUE(allowed);
+    auto overlapping = [&](const std::vector<detail::WindowRef>& refs) {
+        std::size_t n = 0;
+        for (const auto& r : refs) {
+            const Box w{r.x * r.scale, r.y * r.scale, 64 * r.scale, 128 * r.scale};
+            const Box o = object_in_window(cfg.object_box, w.x, w.y, w.w, w.h);
+            for (const Box& b : train_part.keep_clear.at(train_part.negatives[r.image])) n += iou(o, b) >= 0.3;
+        }
+        return n;
+    };
+    const auto free = detail::random_windows(images, 3000, 64, 128, 1.1, RandomStream(1, {1}), allowed);
+    const auto any = detail::random_windows(images, 3000, 64, 128, 1.1, RandomStream(1, {1}));
+    EXPECT_EQ(free.size(), 3000u);
+    EXPECT_EQ(overlapping(free), 0u);
+    EXPECT_GT(overlapping(any), 10u);
 }

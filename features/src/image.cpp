@@ -46,6 +46,20 @@ GrayImage to_gray(const ImageView& image) {
     return out;
 }
 
+Box transformed_box(const Box& b, int width, int height, ImageTransform t) {
+    const double W = width, H = height;
+    switch (t) {
+        case ImageTransform::Mirror: return {W - b.x - b.w, b.y, b.w, b.h};
+        case ImageTransform::UpsideDown: return {b.x, H - b.y - b.h, b.w, b.h};
+        case ImageTransform::Rotate180: return {W - b.x - b.w, H - b.y - b.h, b.w, b.h};
+        case ImageTransform::Rotate90: return {H - b.y - b.h, b.x, b.h, b.w};
+        case ImageTransform::Rotate270: return {b.y, W - b.x - b.w, b.h, b.w};
+        case ImageTransform::Transpose: return {b.y, b.x, b.h, b.w};
+        case ImageTransform::Transverse: return {H - b.y - b.h, W - b.x - b.w, b.h, b.w};
+    }
+    return b;
+}
+
 GrayImage transformed(const GrayImage& g, ImageTransform t) {
     const bool swap = t == ImageTransform::Rotate90 || t == ImageTransform::Rotate270 || t == ImageTransform::Transpose ||
                       t == ImageTransform::Transverse;

@@ -1,6 +1,7 @@
 #include "cascadekit/io/dataset.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "cascadekit/io/files.hpp"
@@ -93,6 +94,86 @@ Dataset load_folders(const fs::path& positives_dir, const std::vector<fs::path>&
     return d;
 }
 
+Box window_region(const Box& b, const PositiveRules& r) {
+    const double s = b.h / (static_cast<double>(r.object.h) * r.window.height);  // image pixels per window pixel
+    const double cx = b.x + b.w / 2, cy = b.y + b.h / 2;
+    const double ox = (static_cast<double>(r.object.x) + r.object.w / 2.0) * r.window.width;
+    const double oy = (static_cast<double>(r.object.y) + r.object.h / 2.0) * r.window.height;
+    return {cx - (ox + r.margin) * s, cy - (oy + r.margin) * s, (r.window.width + 2.0 * r.margin) * s,
+            (r.window.height + 2.0 * r.margin) * s};
+}
+
+AnnotatedPositives annotated_positives(const std::vector<AnnotatedFile>& files, const PositiveRules& r) {
+    AnnotatedPositives out;
+    const double object_aspect = (static_cast<double>(r.object.w) * r.window.width) / (static_cast<double>(r.object.h) * r.window.height);
+    out.min_height = r.min_height > 0 ? r.min_height : static_cast<double>(r.object.h) * r.window.height / 2.0;
+    for (const AnnotatedFile& f : files)
+        for (std::size_t k = 0; k < f.objects.size(); ++k) {
+            const Box& b = f.objects[k];
+            ++out.objects;
+            if (b.h < out.min_height) {
+                ++out.too_small;
+                continue;
+            }
+            const double aspect = (b.w / b.h) / object_aspect;
+            if (aspect > r.max_aspect || aspect < 1 / r.max_aspect) {
+                ++out.wrong_aspect;
+                continue;
+            }
+            PositiveCrop c;
+            c.path = f.image;
+            c.source = f.image.filename().string();
+            c.region = window_region(b, r);
+            c.width = r.window.width + 2 * r.margin;
+            c.height = r.window.height + 2 * r.margin;
+            out.crops.push_back(c);
+            out.object_of.push_back(k);
+        }
+    return out;
+}
+
+bool negative_window_allowed(const Box& window, const ObjectBox& object, const std::vector<Box>& keep_clear, double max_iou) {
+    const Box o = object_in_window(object, window.x, window.y, window.w, window.h);
+    const double area = o.w * o.h;
+    for (const Box& b : keep_clear) {
+        if (iou(o, b) >= max_iou) return false;
+        const double iw = std::min(o.x + o.w, b.x + b.w) - std::max(o.x, b.x);
+        const double ih = std::min(o.y + o.h, b.y + b.h) - std::max(o.y, b.y);
+        if (iw > 0 && ih > 0 && iw * ih > 0.5 * area) return false;
+    }
+    return true;
+}
+
+Dataset load_annotated(const std::vector<AnnotatedFile>& files, const PositiveRules& rules, const std::string& name,
+                       const std::vector<fs::path>& more_negatives) {
+    AnnotatedPositives p = annotated_positives(files, rules);
+    if (p.crops.empty())
+        throw DatasetError(name + ": none of its " + std::to_string(p.objects) + " objects gives a positive (" +
+                           std::to_string(p.too_small) + " shorter than " + std::to_string(static_cast<int>(p.min_height)) +
+                           " px, " + std::to_string(p.wrong_aspect) + " of the wrong aspect)");
+    Dataset d;
+    d.positives = p.crops;
+    for (const AnnotatedFile& f : files) {
+        d.negatives.push_back(f.image);
+        std::vector<Box> clear = f.objects;
+        clear.insert(clear.end(), f.ignore.begin(), f.ignore.end());
+        if (!clear.empty()) d.keep_clear[f.image] = std::move(clear);
+    }
+    std::sort(d.negatives.begin(), d.negatives.end());
+    d.negatives.erase(std::unique(d.negatives.begin(), d.negatives.end()), d.negatives.end());
+    d.description.append("annotated images ").append(name).append(" (").append(std::to_string(files.size()))
+        .append(" images, ").append(std::to_string(p.crops.size())).append(" positives of ").append(std::to_string(p.objects))
+        .append(" objects; skipped ").append(std::to_string(p.too_small)).append(" shorter than ")
+        .append(std::to_string(static_cast<int>(std::lround(p.min_height)))).append(" px and ")
+        .append(std::to_string(p.wrong_aspect)).append(" of the wrong aspect)");
+    for (const fs::path& dir : more_negatives) {
+        const auto images = images_in(dir);
+        d.negatives.insert(d.negatives.end(), images.begin(), images.end());
+        d.description.append(", negative images ").append(dir.string()).append(" (").append(std::to_string(images.size())).append(")");
+    }
+    return d;
+}
+
 void add_flipped_positives(Dataset& data) {
     const std::size_t n = data.positives.size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -116,6 +197,12 @@ HeldOutSplit make_every_kth_split(const Dataset& data, int k) {
     std::sort(names.begin(), names.end());
     for (std::size_t j = 0; j < names.size(); ++j)
         if ((j + 1) % static_cast<std::size_t>(k) == 0) s.negative_names.insert(names[j]);
+    // Annotated images are sources and negative images at once: held out whole.
+    const std::set<std::string> all_names(names.begin(), names.end());
+    for (const std::string& src : s.positive_sources)
+        if (all_names.count(src)) s.negative_names.insert(src);
+    for (const std::string& n : std::vector<std::string>(s.negative_names.begin(), s.negative_names.end()))
+        if (sources.count(n)) s.positive_sources.insert(n);
     return s;
 }
 
@@ -158,6 +245,7 @@ Dataset without(const Dataset& data, const HeldOutSplit& split) {
         if (!split.holds(p)) d.positives.push_back(p);
     for (const auto& n : data.negatives)
         if (!split.holds(n)) d.negatives.push_back(n);
+    d.keep_clear = data.keep_clear;
     d.description = data.description + "; training part";
     return d;
 }
@@ -168,6 +256,7 @@ Dataset only(const Dataset& data, const HeldOutSplit& split) {
         if (split.holds(p)) d.positives.push_back(p);
     for (const auto& n : data.negatives)
         if (split.holds(n)) d.negatives.push_back(n);
+    d.keep_clear = data.keep_clear;
     d.description = data.description + "; held-out part";
     return d;
 }

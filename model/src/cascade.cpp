@@ -58,13 +58,15 @@ void validate_model(const CascadeModel& m) {
                                        " learners, more than the limit of " + std::to_string(kMaxStageSize));
         m.stages[s].base().validate(m, base);
     }
-    const ObjectBox& b = m.object_box;
+    validate_detect_settings(m.object_box, m.operating);
+}
+
+void validate_detect_settings(const ObjectBox& b, const OperatingPoint& o) {
     for (float v : {b.x, b.y, b.w, b.h}) require_finite(v, "/detect/object_box");
     if (!(b.w > 0 && b.h > 0 && b.x >= 0 && b.y >= 0 && b.x + b.w <= 1.0f + 1e-6f && b.y + b.h <= 1.0f + 1e-6f))
         throw ModelError("/detect/object_box", "the object box (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
                                                    std::to_string(b.w) + ", " + std::to_string(b.h) +
                                                    ") must lie inside the window (fractions in [0, 1], sides > 0)");
-    const OperatingPoint& o = m.operating;
     auto in = [](float v, float lo, float hi, const char* path, const char* range) {
         require_finite(v, path);
         if (!(v >= lo && v <= hi)) throw ModelError(path, std::to_string(v) + " is out of range (" + range + ")");

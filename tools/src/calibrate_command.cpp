@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "cascadekit/eval/calibration.hpp"
 #include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
@@ -24,19 +25,13 @@ namespace cascadekit::tools {
 namespace {
 namespace fs = std::filesystem;
 
-// The largest float not above t: a detection scoring exactly t keeps passing once stored.
-float float_at_most(double t) {
-    float f = static_cast<float>(t);
-    if (static_cast<double>(f) > t) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-    return f;
-}
-
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 }  // namespace
+
+void print_calibration(const CalibrationReport& r) {
+    std::printf("  chosen on %zu images: FPPI %.3f, miss rate %.3f\n", r.chosen_on, r.on_choose.fp, r.on_choose.miss_rate);
+    std::printf("  checked on the other %zu: FPPI %.3f, miss rate %.3f (log-average miss rate there %.4f)\n", r.checked_on,
+                r.on_check.fp, r.on_check.miss_rate, r.check_log_average_miss_rate);
+}
 
 OperatingPoint calibrated_scan(const CalibrateOptions& o, const CascadeModel& model) {
     OperatingPoint p = model.operating;
@@ -71,50 +66,22 @@ int run_calibrate(const CalibrateOptions& o) {
             set = annotated_list(fs::path(o.annotations).filename().string(), std::move(listed));
             what = set->name() + (o.object_class.empty() ? "" : " (class " + o.object_class + ")") + " (IoU >= 0.5)";
         }
-        if (set->size() < 2) throw std::runtime_error(set->name() + ": calibrating needs at least 2 images (half choose, half check)");
         check_writable_file(o.out);
-
-        FullImageOptions fo;
-        fo.params = detect_params(point);
-        fo.fusion = fusion_params(point);
-        fo.pad = decimal_value(point.pad);
-        fo.bulk.backend = o.backend;
-        fo.bulk.device = o.device;
         spdlog::info("scanning {} images of {} (stride {}, scale step {}, min scale {}, pad {}, fuse {})", set->size(), set->name(),
                      point.stride, decimal_value(point.scale_step), decimal_value(point.min_scale), decimal_value(point.pad),
                      point.fuse);
-        // Faces: windows as they are, matched by the face points; others: the model's object box.
-        const std::vector<ImageTruth> truth =
-            detect_annotated(model, *set, fo, load_gray, o.faces ? BoxRule(window_box) : box_rule("auto", model));
-        std::vector<ImageTruth> choose, check;
-        for (std::size_t i = 0; i < truth.size(); ++i) (i % 2 == 0 ? choose : check).push_back(truth[i]);
-        const MatchRule match = o.faces ? face_points_match() : iou_match();
-
-        const std::vector<CurvePoint> curve = fppi_curve(choose, match);
-        const double t = threshold_at(curve, o.fppi);
-        if (!std::isfinite(t))
-            throw std::runtime_error(
-                "no threshold keeps the false positives at or below " + fixed(o.fppi, 3) + " per image on " + set->name() +
-                "'s first half: " +
-                (curve.empty() ? std::string("the model finds nothing there")
-                               : "even the strictest threshold leaves " + fixed(curve.front().fp, 3) +
-                                     " per image (boxes scoring alike; try another --fuse or a larger --fppi)"));
-        point.threshold = float_at_most(t);
-        const CurvePoint on_choose = point_at(choose, point.threshold, match);
-        const CurvePoint on_check = point_at(check, point.threshold, match);
-        const double check_lamr = log_average_miss_rate(fppi_curve(check, match));
-        point.chosen_on = "threshold for FPPI <= " + fixed(o.fppi, 3) + " on " + std::to_string(choose.size()) + " of the " +
-                          std::to_string(truth.size()) + " images (1st, 3rd, ...) of " + what + "; on the other " +
-                          std::to_string(check.size()) + ": FPPI " + fixed(on_check.fp, 3) + ", miss rate " +
-                          fixed(on_check.miss_rate, 3);
-        model.operating = point;
+        CalibrationOptions co;
+        co.fppi = o.fppi;
+        co.face_points = o.faces;
+        co.bulk.backend = o.backend;
+        co.bulk.device = o.device;
+        const CalibrationReport rep = calibrate(model, *set, what, load_gray, co);
+        point = model.operating;
         save_model(model, o.out);
         std::printf("%s: threshold %.6g (stride %d, scale step %g, min scale %g, pad %g, fuse %s)\n", o.out.c_str(),
                     decimal_value(point.threshold), point.stride, decimal_value(point.scale_step),
                     decimal_value(point.min_scale), decimal_value(point.pad), point.fuse.c_str());
-        std::printf("  chosen on %zu images: FPPI %.3f, miss rate %.3f\n", choose.size(), on_choose.fp, on_choose.miss_rate);
-        std::printf("  checked on the other %zu: FPPI %.3f, miss rate %.3f (log-average miss rate there %.4f)\n", check.size(),
-                    on_check.fp, on_check.miss_rate, check_lamr);
+        print_calibration(rep);
         return kExitOk;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cascadekit/eval/calibration.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 
@@ -114,6 +115,8 @@ struct CalibrateOptions {
     int device = 0;
 };
 int run_calibrate(const CalibrateOptions& options);
+// Prints a calibration's figures on its two halves (calibrate and train).
+void print_calibration(const CalibrationReport& report);
 // The model's operating point with the scan and fusion options given replacing its own.
 OperatingPoint calibrated_scan(const CalibrateOptions& options, const CascadeModel& model);
 

@@ -4,6 +4,7 @@
 
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/io/files.hpp"
+#include "cascadekit/io/model_file.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
 #include "commands.hpp"
@@ -42,6 +43,28 @@ public:
     void on_note(const std::string& text) override { spdlog::info("{}", text); }
 };
 
+// Annotated data: the finished model's threshold chosen on the held-out annotated images, at the
+// operating point's scan (the configuration's detect section), and stored in the model.
+void calibrate_on_held_out(const TrainConfig& cfg, const TrainCommandOptions& o) {
+    std::vector<AnnotatedFile> held = held_out_annotations(cfg, data_root());
+    if (held.size() < 2) {
+        spdlog::warn("{}: no threshold chosen ({} held-out annotated images; set data.holdout_every, or run cascade calibrate)",
+                     o.out, held.size());
+        return;
+    }
+    std::vector<AnnotatedImage> listed;
+    for (AnnotatedFile& f : held) listed.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
+    const auto set = annotated_list("held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), std::move(listed));
+    CascadeModel model = load_model(o.out);
+    CalibrationOptions co;
+    co.fppi = cfg.detect.fppi;
+    co.bulk.backend = cfg.mining.backend;
+    spdlog::info("choosing the threshold for {} false positives per image on the {} held-out images", cfg.detect.fppi, set->size());
+    const CalibrationReport r = calibrate(model, *set, set->name(), load_gray, co);
+    save_model(model, o.out);
+    std::printf("%s: threshold %.6g chosen on held-out images\n", o.out.c_str(), decimal_value(model.operating.threshold));
+    print_calibration(r);
+}
 }  // namespace
 
 int run_train(const TrainCommandOptions& o) {
@@ -67,6 +90,7 @@ int run_train(const TrainCommandOptions& o) {
         spdlog::info("{}: {} stage(s), {} learners, F {:.3g}, {} , peak memory {:.0f} MiB{}", o.out, s.stages, s.learners,
                      s.cascade_fp_rate, duration(s.seconds), s.peak_memory_mb,
                      s.finished ? " (finished: " + s.stop_reason + ")" : " (not finished; continue with --resume)");
+        if (s.finished && cfg.data.layout == DataLayout::Annotated) calibrate_on_held_out(cfg, o);
         return kExitOk;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());

@@ -8,6 +8,7 @@
 
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/model/cascade.hpp"
+#include "cascadekit/io/annotations.hpp"
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/trainer/stage_trainer.hpp"
 #include <fstream>
@@ -99,8 +100,27 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.split_file", d.split_file);
     r.get("data.max_positives", d.max_positives);
     r.get("data.max_negative_images", d.max_negative_images);
+    r.get("data.annotations", d.annotations);
+    r.get("data.annotation_format", d.annotation_format);
+    r.get("data.annotation_class", d.annotation_class);
+    r.get("data.annotation_images", d.annotation_images);
+    r.get("data.positive_margin", d.positive_margin);
+    r.get("data.min_object_height", d.min_object_height);
+    r.get("data.max_object_aspect", d.max_object_aspect);
+    r.get("data.negative_max_iou", d.negative_max_iou);
     r.get("window.width", c.window.width);
     r.get("window.height", c.window.height);
+    std::vector<double> object_box;
+    r.get("window.object_box", object_box);
+    OperatingPoint& op = c.detect.point;
+    double scale_step = op.scale_step, min_scale = op.min_scale, pad = op.pad, nms_iou = op.nms_iou;
+    r.get("detect.stride", op.stride);
+    r.get("detect.scale_step", scale_step);
+    r.get("detect.min_scale", min_scale);
+    r.get("detect.pad", pad);
+    r.get("detect.fuse", op.fuse);
+    r.get("detect.nms_iou", nms_iou);
+    r.get("detect.fppi", c.detect.fppi);
     r.get("hog.block_norm", norm);
     r.get("hog.epsilon", c.hog.epsilon);
     r.get("hog.hys_clip", c.hog.hys_clip);
@@ -140,6 +160,18 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
     if (d.layout == DataLayout::Folders && (d.positives_dir.empty() || d.negatives_dirs.empty()))
         r.fail("data.positives_dir", "layout folders needs data.positives_dir and data.negatives_dirs (a list)");
+    if (d.layout == DataLayout::Annotated && d.annotations.empty())
+        r.fail("data.annotations", "layout annotated needs data.annotations (a VOC folder or XML, COCO JSON, dlib XML or "
+                                   "opencv_annotation text)");
+    {
+        AnnotationFormat f{};
+        if (d.annotation_format != "auto" && !kAnnotationFormatNames.parse(d.annotation_format, f))
+            r.fail("data.annotation_format", "must be auto or " + kAnnotationFormatNames.choices());
+    }
+    if (d.positive_margin < -1 || d.positive_margin > 64) r.fail("data.positive_margin", "must be -1 (auto) or in [0, 64] pixels");
+    if (!(d.min_object_height >= 0) || d.min_object_height > 1e5) r.fail("data.min_object_height", "must be in [0, 1e5] pixels (0: auto)");
+    if (!(d.max_object_aspect >= 1) || d.max_object_aspect > 100) r.fail("data.max_object_aspect", "must be in [1, 100]");
+    if (!(d.negative_max_iou > 0 && d.negative_max_iou <= 1)) r.fail("data.negative_max_iou", "must be in (0, 1]");
     for (const std::string& t : transforms) {
         ImageTransform v{};
         if (!kImageTransformNames.parse(t, v))
@@ -161,6 +193,28 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         r.fail("window.width", "window " + std::to_string(c.window.width) + "x" + std::to_string(c.window.height) +
                                    " has more than " + std::to_string(kMaxExactRectArea) +
                                    " pixels, the largest whose HoG sums are exact");
+    if (object_box.empty()) {
+        c.object_box = c.window == kPeopleWindow ? kPeopleObjectBox : ObjectBox{};
+    } else {
+        if (object_box.size() != 4) r.fail("window.object_box", "must be [x, y, w, h], fractions of the window");
+        c.object_box = {static_cast<float>(object_box[0]), static_cast<float>(object_box[1]), static_cast<float>(object_box[2]),
+                        static_cast<float>(object_box[3])};
+    }
+    op.scale_step = static_cast<float>(scale_step);
+    op.min_scale = static_cast<float>(min_scale);
+    op.pad = static_cast<float>(pad);
+    op.nms_iou = static_cast<float>(nms_iou);
+    {
+        // The model's own checks on the box and the operating point, reported against the keys.
+        try {
+            validate_detect_settings(c.object_box, op);
+        } catch (const ModelError& e) {
+            const std::string key = e.path() == "/detect/object_box" ? "window.object_box" : "detect." + e.path().substr(e.path().find('@') + 1);
+            const std::string what = e.what();
+            r.fail(key, what.substr(e.path().size() + 2));
+        }
+    }
+    if (!(c.detect.fppi > 0 && c.detect.fppi <= 100)) r.fail("detect.fppi", "must be in (0, 100] false positives per image");
     if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be " + kBlockNormNames.choices());
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");

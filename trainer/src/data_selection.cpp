@@ -16,9 +16,48 @@ Dataset configured_dataset(const TrainConfig& cfg, const fs::path& data_root) {
             all = load_folders(under(cfg.data.positives_dir), negatives);
             break;
         }
+        case DataLayout::Annotated: {
+            const DataConfig& d = cfg.data;
+            const fs::path file = under(d.annotations);
+            const std::vector<AnnotatedFile> files = configured_annotations(cfg, data_root);
+            PositiveRules rules;
+            rules.window = cfg.window;
+            rules.object = cfg.object_box;
+            rules.min_height = d.min_object_height;
+            rules.max_aspect = d.max_object_aspect;
+            rules.margin = d.positive_margin >= 0 ? d.positive_margin : std::min(cfg.window.width, cfg.window.height) / 4;
+            std::vector<fs::path> more;
+            for (const std::string& dir : d.negatives_dirs) more.push_back(under(dir));
+            all = load_annotated(files, rules, file.filename().string(), more);
+            break;
+        }
     }
     if (cfg.data.flip_positives) add_flipped_positives(all);
     return all;
+}
+
+std::vector<AnnotatedFile> configured_annotations(const TrainConfig& cfg, const fs::path& data_root) {
+    auto under = [&](const std::string& p) { return fs::path(p).is_absolute() ? fs::path(p) : data_root / p; };
+    const DataConfig& d = cfg.data;
+    const fs::path file = under(d.annotations);
+    AnnotationOptions ao;
+    ao.label = d.annotation_class;
+    if (!d.annotation_images.empty()) ao.images = under(d.annotation_images);
+    try {
+        return read_annotations(file, annotation_format(d.annotation_format, file), ao);
+    } catch (const AnnotationError& e) {
+        throw DatasetError(e.what());
+    }
+}
+
+std::vector<AnnotatedFile> held_out_annotations(const TrainConfig& cfg, const fs::path& data_root) {
+    if (cfg.data.layout != DataLayout::Annotated || cfg.data.holdout_every == 0) return {};
+    const Dataset all = configured_dataset(cfg, data_root);
+    const HeldOutSplit split = held_out_split(cfg, all);
+    std::vector<AnnotatedFile> out;
+    for (AnnotatedFile& f : configured_annotations(cfg, data_root))
+        if (split.holds(f.image)) out.push_back(std::move(f));
+    return out;
 }
 
 HeldOutSplit held_out_split(const TrainConfig& cfg, const Dataset& all, const DataNote& note) {

@@ -31,8 +31,9 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
                 std::to_string(data.negatives.size()) + " negative images");
     const std::size_t P = data.positives.size();
     const auto images = load_images(data.negatives, loader, cfg.data.negative_transforms);
+    const WindowFilter allowed = keep_clear_filter(data, images, cfg.data.negative_transforms, cfg);
     const auto random_negs = random_windows(images, images.size() * static_cast<std::size_t>(cfg.dense.random_negatives_per_image),
-                                            ww, wh, cfg.mining.scale_step, streams::initial_negatives(cfg.seed));
+                                            ww, wh, cfg.mining.scale_step, streams::initial_negatives(cfg.seed), allowed);
     feats.resize((P + random_negs.size()) * static_cast<std::size_t>(dims));
     visit_positives(load_crops(data.positives, loader, ww, wh, cfg.data, cfg.seed), needs, ww, wh, sink);
     visit_windows(random_negs, images, P, needs, sink);
@@ -65,7 +66,7 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     save_model(model, opt.model_out);
     std::mutex m;
     const auto t_mine = Clock::now();
-    auto hard = mine(model, cfg, images, 2, obs, m);
+    auto hard = mine(model, cfg, images, 2, obs, m, nullptr, allowed);
     const double mining_seconds = seconds_since(t_mine);
     hard = subsample(hard, static_cast<std::size_t>(cfg.dense.max_hard_negatives), streams::mined_subsample(cfg.seed, 2));
     obs.on_note("dense: retraining with " + std::to_string(hard.size()) + " hard negatives");

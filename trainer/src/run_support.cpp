@@ -25,6 +25,8 @@ CascadeModel model_of(const TrainConfig& cfg, std::vector<Stage> stages, const s
     m.hog = cfg.hog;
     m.stages = std::move(stages);
     m.metadata = {cfg.text, description, created, CASCADEKIT_VERSION};
+    m.object_box = cfg.object_box;
+    m.operating = cfg.detect.point;
     return m;
 }
 
@@ -58,7 +60,7 @@ using ImageWindows = std::function<void(std::vector<WindowRef>&& accepted)>;
 MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                          const std::vector<std::uint32_t>& order, std::size_t images_before, int stage,
                          TrainObserver& observer, std::mutex& observer_mutex, const ImageWindows& on_image,
-                         const std::function<bool()>& stop = {}) {
+                         const std::function<bool()>& stop, const WindowFilter& allowed) {
     BulkDetector bulk = mining_detector(model, cfg);
     MiningProgress p;
     p.stage = stage;
@@ -78,9 +80,11 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
         [&](std::size_t k, DetectResult&& r, const BulkImage&, double) {
             std::vector<WindowRef> accepted;
             accepted.reserve(r.detections.size());
-            for (const Detection& d : r.detections)
-                accepted.push_back({order[k], 0, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
-                                    static_cast<std::int32_t>(std::lround(d.y / d.scale))});
+            for (const Detection& d : r.detections) {
+                const WindowRef w{order[k], 0, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                                  static_cast<std::int32_t>(std::lround(d.y / d.scale))};
+                if (!allowed || allowed(w)) accepted.push_back(w);
+            }
             p.windows_scanned += r.stats.windows_scanned;
             p.false_positives += accepted.size();
             ++p.images_done;
@@ -97,18 +101,21 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
 }  // namespace
 
 std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
-                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals,
+                            const WindowFilter& allowed) {
     const std::vector<std::uint32_t> usable = usable_images(model, images);
     std::vector<WindowRef> found;
     const MiningTotals t = scan_images(model, cfg, images, usable, images.size() - usable.size(), stage, observer, observer_mutex,
-                                       [&](std::vector<WindowRef>&& w) { found.insert(found.end(), w.begin(), w.end()); });
+                                       [&](std::vector<WindowRef>&& w) { found.insert(found.end(), w.begin(), w.end()); }, {},
+                                       allowed);
     if (totals) *totals = t;
     return found;
 }
 
 std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
-                                 TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals) {
+                                 TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals,
+                                 const WindowFilter& allowed) {
     std::vector<std::uint32_t> order = usable_images(model, images);
     for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + rng.below(order.size() - i)]);
     const std::uint64_t seed = rng.next();  // per-image draws: RandomStream(seed, {image})
@@ -121,7 +128,7 @@ std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& c
             w = subsample(w, std::min(per_image, want - pool.size()), RandomStream(seed, {image}));
             pool.insert(pool.end(), w.begin(), w.end());
         },
-        [&] { return pool.size() >= want; });
+        [&] { return pool.size() >= want; }, allowed);
     if (totals) *totals = t;
     return pool;
 }

@@ -29,8 +29,10 @@ struct MiningTotals {
     std::uint64_t windows = 0;   // windows scanned
     std::uint64_t accepted = 0;  // of those, accepted by the model
 };
+// Windows `allowed` refuses (annotated images: too close to an object) are not returned.
 std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
-                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr);
+                            int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr,
+                            const WindowFilter& allowed = {});
 
 // A negative pool of `want` windows that `model` accepts, for refills inside a stage: the images
 // in the order `rng` shuffles them, from each at most `per_image` of its accepted windows (drawn
@@ -38,6 +40,7 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
 // as it needs. Fewer than `want` when the images hold fewer.
 std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
-                                 TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr);
+                                 TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr,
+                                 const WindowFilter& allowed = {});
 
 }  // namespace cascadekit::detail

@@ -59,6 +59,7 @@ public:
                      (transforms.empty() ? std::string() : " (×" + std::to_string(transforms.size() + 1) + " with their transforms)"));
         crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height, cfg_.data, cfg_.seed);
         images_ = detail::load_images(data_.negatives, loader_, transforms);
+        allowed_ = detail::keep_clear_filter(data_, images_, transforms, cfg_);
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
                                         cfg_.mining.min_scale);
@@ -67,7 +68,7 @@ public:
         make_trainer();
         if (!opt_.resume) {
             ck_.negatives = detail::random_windows(images_, target_negatives(), cfg_.window.width, cfg_.window.height,
-                                                   cfg_.mining.scale_step, detail::streams::initial_negatives(cfg_.seed));
+                                                   cfg_.mining.scale_step, detail::streams::initial_negatives(cfg_.seed), allowed_);
             obs_.on_note("stage 1 negatives: " + std::to_string(ck_.negatives.size()) + " random windows");
         }
         start_stage(opt_.resume);
@@ -151,7 +152,7 @@ private:
         const auto found = detail::mine_pool(detail::model_of(cfg_, with, data_.description, ck_.created_utc), cfg_, images_, want,
                                              per_image,
                                              detail::streams::refill_subsample(cfg_.seed, static_cast<std::uint64_t>(stage), trainer_->size()),
-                                             stage, obs_, observer_mutex_, &totals);
+                                             stage, obs_, observer_mutex_, &totals, allowed_);
         ck_.mining_seconds += seconds_since(t);
         if (found.empty()) {
             ck_.stop_reason = "negative data exhausted: stage " + std::to_string(stage) + " with " +
@@ -267,7 +268,7 @@ private:
         // Bootstrapping: the next stage trains on the cascade's false positives.
         const auto t = Clock::now();
         const CascadeModel so_far = detail::model_of(cfg_, ck_.stages, data_.description, ck_.created_utc);
-        const auto found = detail::mine(so_far, cfg_, images_, stage + 1, obs_, observer_mutex_);
+        const auto found = detail::mine(so_far, cfg_, images_, stage + 1, obs_, observer_mutex_, nullptr, allowed_);
         ck_.mining_seconds = seconds_since(t);
         if (found.empty()) {
             ck_.finished = true;
@@ -315,6 +316,7 @@ private:
     TrainObserver& obs_;
     std::mutex observer_mutex_;
     std::vector<GrayImage> crops_, images_;
+    detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
     std::size_t default_negatives_ = 0;
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish

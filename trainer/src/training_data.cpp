@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
 
@@ -84,6 +85,66 @@ GrayImage low_res(const GrayImage& g, double factor) {
     return out;
 }
 
+namespace {
+// Source taps (index, weight) of each output pixel along one axis of cut_region.
+std::vector<std::vector<std::pair<int, double>>> axis_taps(double start, double extent, int n, int size) {
+    std::vector<std::vector<std::pair<int, double>>> taps(static_cast<std::size_t>(n));
+    const double s = extent / n;  // source pixels per output pixel
+    for (int u = 0; u < n; ++u) {
+        auto& t = taps[static_cast<std::size_t>(u)];
+        auto add = [&](double index, double w) { t.emplace_back(std::clamp(static_cast<int>(index), 0, size - 1), w); };
+        if (s > 1) {  // the area [a, b) of the source, pixel k covering [k, k+1)
+            const double a = start + u * s, b = a + s;
+            for (double k = std::floor(a); k < b; k += 1) add(k, (std::min(b, k + 1) - std::max(a, k)) / s);
+        } else {  // bilinear at the output pixel's centre
+            const double c = start + (u + 0.5) * s - 0.5, f = std::floor(c);
+            add(f, 1 - (c - f));
+            add(f + 1, c - f);
+        }
+    }
+    return taps;
+}
+}  // namespace
+
+GrayImage cut_region(const GrayImage& g, const Box& r, int w, int h) {
+    const auto xs = axis_taps(r.x, r.w, w, g.width), ys = axis_taps(r.y, r.h, h, g.height);
+    GrayImage out(w, h);
+    for (int v = 0; v < h; ++v)
+        for (int u = 0; u < w; ++u) {
+            double sum = 0;
+            for (const auto& [y, wy] : ys[static_cast<std::size_t>(v)])
+                for (const auto& [x, wx] : xs[static_cast<std::size_t>(u)]) sum += wy * wx * g.at(x, y);
+            out.at(u, v) = static_cast<std::uint8_t>(std::clamp(std::lround(sum), 0L, 255L));
+        }
+    return out;
+}
+
+WindowFilter keep_clear_filter(const Dataset& data, const std::vector<GrayImage>& images,
+                               const std::vector<ImageTransform>& transforms, const TrainConfig& cfg) {
+    if (data.keep_clear.empty()) return {};
+    const std::size_t n = data.negatives.size();
+    auto boxes = std::make_shared<std::vector<std::vector<Box>>>(images.size());
+    bool any = false;
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto it = data.keep_clear.find(data.negatives[k]);
+        if (it == data.keep_clear.end()) continue;
+        any = true;
+        (*boxes)[k] = it->second;
+        for (std::size_t t = 0; t < transforms.size(); ++t)
+            for (const Box& b : it->second)
+                (*boxes)[(t + 1) * n + k].push_back(transformed_box(b, images[k].width, images[k].height, transforms[t]));
+    }
+    if (!any) return {};
+    const double ww = cfg.window.width, wh = cfg.window.height, max_iou = cfg.data.negative_max_iou;
+    const ObjectBox object = cfg.object_box;
+    return [boxes, ww, wh, max_iou, object](const WindowRef& r) {
+        const auto& clear = (*boxes)[r.image];
+        if (clear.empty()) return true;
+        const Box window{r.x * r.scale, r.y * r.scale, ww * r.scale, wh * r.scale};
+        return negative_window_allowed(window, object, clear, max_iou);
+    };
+}
+
 std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
                                   const DataConfig& data, std::uint64_t seed) {
     std::vector<GrayImage> out(crops.size());
@@ -93,6 +154,7 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
     tbb::parallel_for(std::size_t{0}, crops.size(), [&](std::size_t i) {
         try {
             GrayImage g = loader(crops[i].path);
+            if (crops[i].width > 0) g = cut_region(g, crops[i].region, crops[i].width, crops[i].height);
             if (g.width < ww || g.height < wh)
                 throw TrainError(crops[i].path.string() + ": crop " + std::to_string(g.width) + "x" +
                                  std::to_string(g.height) + " is smaller than the " + std::to_string(ww) + "x" +
@@ -160,7 +222,7 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayIma
 }
 
 std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std::size_t count, int ww, int wh,
-                                      double scale_step, RandomStream rng) {
+                                      double scale_step, RandomStream rng, const WindowFilter& allowed) {
     std::vector<std::vector<PyramidLevel>> plans(images.size());
     std::vector<std::uint32_t> usable;
     for (std::size_t i = 0; i < images.size(); ++i) {
@@ -168,15 +230,22 @@ std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std:
         if (!plans[i].empty()) usable.push_back(static_cast<std::uint32_t>(i));
     }
     if (usable.empty()) throw TrainError("no negative image is as large as the window");
-    std::vector<WindowRef> out(count);
-    for (auto& r : out) {
-        r.image = usable[rng.below(usable.size())];
-        const auto& levels = plans[r.image];
-        const PyramidLevel& l = levels[rng.below(levels.size())];
-        r.scale = l.scale;
-        r.x = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(l.width - ww + 1)));
-        r.y = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(l.height - wh + 1)));
-    }
+    std::vector<WindowRef> out;
+    out.reserve(count);
+    for (std::size_t i = 0; i < count; ++i)
+        for (int attempt = 0; attempt < 1000; ++attempt) {
+            WindowRef r;
+            r.image = usable[rng.below(usable.size())];
+            const auto& levels = plans[r.image];
+            const PyramidLevel& l = levels[rng.below(levels.size())];
+            r.scale = l.scale;
+            r.x = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(l.width - ww + 1)));
+            r.y = static_cast<std::int32_t>(rng.below(static_cast<std::uint64_t>(l.height - wh + 1)));
+            if (!allowed || allowed(r)) {
+                out.push_back(r);
+                break;
+            }
+        }
     return out;
 }
 

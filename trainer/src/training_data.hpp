@@ -19,6 +19,19 @@ struct WindowRef {
 };
 static_assert(sizeof(WindowRef) == 24, "the checkpoint's WindowRef is 24 bytes (docs/checkpoint.md)");
 
+// Which negative windows may be used: annotated images' windows must keep clear of their
+// objects (negative_window_allowed). An empty function allows every window.
+using WindowFilter = std::function<bool(const WindowRef&)>;
+// The filter for `images` (load_images' order, transforms included) of `data`: each image's
+// keep-clear boxes, carried through its transform. Empty when no image has any.
+WindowFilter keep_clear_filter(const Dataset& data, const std::vector<GrayImage>& images,
+                               const std::vector<ImageTransform>& transforms, const TrainConfig& cfg);
+
+// An annotated image's region (image pixels, replicated past the edges) resampled to w × h:
+// each output pixel the area average of the source it covers when shrinking, bilinear when
+// enlarging (per axis).
+GrayImage cut_region(const GrayImage& image, const Box& region, int w, int h);
+
 // Receives one window of a level's features: (slot, features, x, y). Called from many threads
 // at once, each slot once.
 using WindowSink = std::function<void(std::size_t, const LevelFeatures&, int, int)>;
@@ -54,8 +67,9 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayIma
 
 // `count` windows drawn uniformly: an image, then a level of its pyramid (scale step
 // `scale_step`), then a position.
+// With `allowed`, a refused draw is drawn again (at most 1000 times, then left out).
 std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std::size_t count, int ww, int wh,
-                                      double scale_step, RandomStream rng);
+                                      double scale_step, RandomStream rng, const WindowFilter& allowed = {});
 
 // `target` of refs chosen uniformly without replacement, in their original order.
 std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cascadekit/features/enum_names.hpp"
+#include "cascadekit/features/geometry.hpp"
 
 namespace cascadekit {
 
@@ -70,5 +71,7 @@ inline constexpr EnumNames<ImageTransform, 7> kImageTransformNames{{{{ImageTrans
 // mirror: left–right; upside_down: top–bottom; rotate90 / rotate270: a quarter turn clockwise /
 // counter-clockwise; transpose: across the main diagonal; transverse: across the other one.
 GrayImage transformed(const GrayImage& image, ImageTransform t);
+// Where a box (pixels [x, x+w) × [y, y+h)) of a width × height image lands in transformed(image, t).
+Box transformed_box(const Box& box, int width, int height, ImageTransform t);
 
 }  // namespace cascadekit

@@ -4,12 +4,16 @@
 // library stays free of image codecs.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cascadekit/features/geometry.hpp"
 #include "cascadekit/features/image.hpp"
+#include "cascadekit/io/annotations.hpp"
+#include "cascadekit/model/cascade.hpp"
 
 namespace cascadekit {
 
@@ -28,13 +32,56 @@ struct PositiveCrop {
     std::filesystem::path path;
     std::string source;  // the photo it was cut from: crops of one source are never split
     bool flip = false;   // mirror horizontally when loading
+    // Cut from an annotated image: the region of `path` (image pixels, may reach past its edges:
+    // replicated) resampled to width × height, the window with its margin. Empty (w = 0): the
+    // file is the crop.
+    Box region{};
+    int width = 0, height = 0;
 };
 
 struct Dataset {
     std::vector<PositiveCrop> positives;
-    std::vector<std::filesystem::path> negatives;  // full person-free images, sorted by name
+    std::vector<std::filesystem::path> negatives;  // images to draw negative windows from, sorted by name
+    // Boxes of annotated negative images (objects and regions to ignore), in image pixels, that
+    // negative windows keep clear of (negative_window_allowed); images without an entry are free of objects.
+    std::map<std::filesystem::path, std::vector<Box>> keep_clear;
     std::string description;
 };
+
+// How positives are cut from annotated images (the rules `cascade crop` and `cascade train`
+// share): each object's box sits in the window at `object` (fractions of the window), the
+// window keeps its aspect, the box's height sets its scale and the centres coincide; `margin`
+// window pixels are added on every side (INRIA's crops: 16 around 64×128). Boxes shorter than
+// min_height image pixels (0: half the object's height in the window) or whose width/height
+// differs from the object box's by more than max_aspect times are skipped and counted.
+struct PositiveRules {
+    WindowShape window;
+    ObjectBox object = kPeopleObjectBox;
+    double min_height = 0;
+    double max_aspect = 2;
+    int margin = 0;
+};
+struct AnnotatedPositives {
+    std::vector<PositiveCrop> crops;  // source: the image's file name; region and size set
+    std::vector<std::size_t> object_of;  // crops[i] is object object_of[i] (0-based) of its image
+    std::size_t objects = 0, too_small = 0, wrong_aspect = 0;
+    double min_height = 0;  // the rule's value in pixels
+};
+// The window's region (with the margin) for an object's box.
+Box window_region(const Box& object, const PositiveRules& rules);
+AnnotatedPositives annotated_positives(const std::vector<AnnotatedFile>& files, const PositiveRules& rules);
+
+// Whether a window (image pixels) may be a negative of an image with keep-clear boxes: the
+// object box it stands for (object_in_window) has IoU below max_iou with every box, and at most
+// half of it lies inside any one box (large ignore regions: crowds).
+bool negative_window_allowed(const Box& window, const ObjectBox& object, const std::vector<Box>& keep_clear, double max_iou);
+
+// Annotated images: positives cut by `rules` from every object; every image is also a negative
+// image whose windows keep clear of its objects and ignore regions; every image of
+// more_negatives (folders) is a negative image too. The description counts the skipped boxes.
+// Throws DatasetError when no object gives a positive.
+Dataset load_annotated(const std::vector<AnnotatedFile>& files, const PositiveRules& rules, const std::string& name,
+                       const std::vector<std::filesystem::path>& more_negatives = {});
 
 // INRIA Person: ROOT/96X160H96/Train/pos/*.png|jpg (crops; source = the name without its last
 // letter: crop001001a and crop001001b are one photo and its mirror image) and
@@ -67,7 +114,8 @@ struct HeldOutSplit {
 };
 
 // Every k-th source photo (sorted by name, 1-based: the k-th, 2k-th, …) and every k-th negative
-// image (sorted by name). k >= 2.
+// image (sorted by name). k >= 2. An image that is both a source (annotated images: by file
+// name) and a negative image is held out in both roles when either picks it.
 HeldOutSplit make_every_kth_split(const Dataset& data, int k);
 
 // Text file: '#' comments, then lines "positive_source NAME" and "negative NAME".

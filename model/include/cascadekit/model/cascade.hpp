@@ -97,5 +97,7 @@ inline constexpr float kMaxHysClip = 1.0f;  // components of a unit vector never
 // the operating point's values are finite and in the detector's ranges (threshold |t| ≤ 1e6,
 // stride 1–256, scale step 1.01–10, min scale 1/16–64, pad 0–1, a fusion name, IoU in (0, 1]).
 void validate_model(const CascadeModel& model);
+// The object box and operating point checks of validate_model alone (paths /detect/…).
+void validate_detect_settings(const ObjectBox& box, const OperatingPoint& point);
 
 }  // namespace cascadekit

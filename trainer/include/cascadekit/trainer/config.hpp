@@ -23,9 +23,11 @@ enum class TrainKind {
     Dense     // Dalal & Triggs' single SVM on every block, one round of bootstrapping
 };
 inline constexpr EnumNames<TrainKind, 2> kTrainKindNames{{{{TrainKind::Cascade, "cascade"}, {TrainKind::Dense, "dense"}}}};
-enum class DataLayout { Inria, Lists, Folders };
-inline constexpr EnumNames<DataLayout, 3> kDataLayoutNames{
-    {{{DataLayout::Inria, "inria"}, {DataLayout::Lists, "lists"}, {DataLayout::Folders, "folders"}}}};
+enum class DataLayout { Inria, Lists, Folders, Annotated };
+inline constexpr EnumNames<DataLayout, 4> kDataLayoutNames{{{{DataLayout::Inria, "inria"},
+                                                             {DataLayout::Lists, "lists"},
+                                                             {DataLayout::Folders, "folders"},
+                                                             {DataLayout::Annotated, "annotated"}}}};
 enum class SvmWeighting {
     Resample,  // each round trains the candidate SVMs on a weighted resample of the training set
     Select     // SVMs see every sample once; AdaBoost weights only choose the best candidate
@@ -38,7 +40,17 @@ struct DataConfig {
     std::string inria_root = "INRIAPerson";  // relative paths are taken from $CASCADEKIT_DATA
     std::string positives_list, negatives_list;
     std::string positives_dir;                // layout folders: crops (relative: from $CASCADEKIT_DATA)
-    std::vector<std::string> negatives_dirs;  // layout folders: negative image folders
+    std::vector<std::string> negatives_dirs;  // layout folders: negative image folders; annotated: more (object-free) images
+    // Layout annotated: full images with boxes (io/annotations.hpp formats). Positives are cut
+    // from the objects' boxes (window.object_box places them in the window; positive_margin window
+    // pixels around, -1: a quarter of the window's shorter side; boxes shorter than
+    // min_object_height pixels, 0: half the object's height in the window, or of an aspect more
+    // than max_object_aspect times off are skipped and counted); negatives are windows of every
+    // image whose object box overlaps no object or ignore region (IoU below negative_max_iou, at
+    // most half inside any one), plus negatives_dirs' images.
+    std::string annotations, annotation_format = "auto", annotation_class, annotation_images;
+    int positive_margin = -1;
+    double min_object_height = 0, max_object_aspect = 2, negative_max_iou = 0.3;
     bool flip_positives = false;
     // Jittered copies of every positive crop (after flipping): each copy turned by up to
     // ±jitter_rotate degrees, scaled by up to ±jitter_scale (a share) and shifted by up to
@@ -106,11 +118,21 @@ struct MiningConfig {
     Backend backend = Backend::Auto;  // not part of the fingerprint's meaning: every backend mines the same windows
 };
 
+// How the trained model is meant to be run (stored in it, CascadeModel::operating), and the
+// false positives per image its threshold is chosen for on held-out annotated images (`cascade
+// train` calibrates when the data are annotated and a part is held out).
+struct DetectConfig {
+    OperatingPoint point;
+    double fppi = 0.1;
+};
+
 struct TrainConfig {
     std::uint64_t seed = 1;
     TrainKind kind = TrainKind::Cascade;
     DataConfig data;
     WindowShape window;
+    ObjectBox object_box;  // window.object_box; default: kPeopleObjectBox for 64×128 windows, else the window
+    DetectConfig detect;
     HogParams hog;
     BoostingConfig boosting;
     SvmConfig svm;

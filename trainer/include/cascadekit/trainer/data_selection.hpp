@@ -22,5 +22,10 @@ Dataset training_dataset(const TrainConfig& cfg, const std::filesystem::path& da
 // Only the held-out split. Throws ConfigError when the configuration holds nothing out or its
 // split file does not exist yet (train with the configuration first).
 Dataset held_out_dataset(const TrainConfig& cfg, const std::filesystem::path& data_root, const DataNote& note = {});
+// Layout annotated: the configuration's annotated images (its class and image folder applied).
+std::vector<AnnotatedFile> configured_annotations(const TrainConfig& cfg, const std::filesystem::path& data_root);
+// Layout annotated: the held-out annotated images (whole images), in the file's order: where
+// `cascade train` chooses the model's threshold. Empty when nothing is held out.
+std::vector<AnnotatedFile> held_out_annotations(const TrainConfig& cfg, const std::filesystem::path& data_root);
 
 }  // namespace cascadekit
