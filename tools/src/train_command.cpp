@@ -80,6 +80,7 @@ int run_train(const TrainCommandOptions& o) {
         const Dataset data = training_dataset(cfg, data_root(), [](const std::string& n) { spdlog::info("{}", n); });
         spdlog::info("training {} from {}: {} positives, {} negative images (seed {})", to_string(cfg.kind), o.config,
                      data.positives.size(), data.negatives.size(), cfg.seed);
+        spdlog::info("data: {}", data.description);
         TrainOptions opt;
         opt.model_out = o.out;
         opt.resume = o.resume;
