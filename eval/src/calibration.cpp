@@ -64,4 +64,12 @@ CalibrationReport calibrate(CascadeModel& model, const AnnotatedImages& set, con
     return r;
 }
 
+CalibrationReport calibrate(CascadeModel& model, std::vector<AnnotatedFile> files, const std::string& name,
+                            const ImageLoader& loader, const CalibrationOptions& options) {
+    std::vector<AnnotatedImage> listed;
+    for (AnnotatedFile& f : files) listed.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
+    const auto set = annotated_list(name, std::move(listed));
+    return calibrate(model, *set, name, loader, options);
+}
+
 }  // namespace cascadekit

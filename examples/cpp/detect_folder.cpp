@@ -24,10 +24,11 @@ int main(int argc, char** argv) {
         // 1. The model: a verified file, or a clear exception naming the file and the problem.
         const cascadekit::CascadeModel model = cascadekit::load_model(argv[1]);
 
-        // 2. How to scan: stride 8 pixels, pyramid levels 1.05 apart (denser than the default 1.2).
-        cascadekit::DetectParams params;
-        params.stride = 8;
-        params.scale_step = 1.05;
+        // 2. How to scan: the operating point stored in the model (chosen on held-out images by
+        //    `cascade calibrate`; `cascade inspect` shows it). Change a field to scan otherwise,
+        //    e.g. params.scale_step = 1.05 for denser levels.
+        const cascadekit::OperatingPoint& point = model.operating;
+        cascadekit::DetectParams params = cascadekit::detect_params(point);
 
         // 3. A detector: CUDA when this build has it and a GPU is present, else the CPU (TBB). Both
         //    give the same detections. One detector serves one call at a time.
@@ -46,13 +47,19 @@ int main(int argc, char** argv) {
             const cascadekit::ImageView view{bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), 3,
                                              cascadekit::ChannelOrder::BGR};
             const cascadekit::DetectResult r = detector->detect(view);
-            // 5. Raw accepted windows → one box per person (greedy NMS by score).
-            cascadekit::FusionParams fusion;
-            fusion.method = cascadekit::FusionMethod::Nms;
-            const auto boxes = cascadekit::fuse(r.detections, model.window_width, model.window_height, fusion);
+            // 5. Raw accepted windows → one box per person (the model's fusion), kept when they
+            //    score at least the model's threshold; each window → the person's box inside it.
+            const auto fused = cascadekit::fuse(r.detections, model.window_width, model.window_height,
+                                                cascadekit::fusion_params(point));
+            std::size_t kept = 0;
+            for (const auto& d : fused) kept += d.score >= point.threshold;
             std::printf("%s: %zu windows scanned, %zu boxes\n", path.filename().c_str(),
-                        static_cast<std::size_t>(r.stats.windows_scanned), boxes.size());
-            for (const auto& b : boxes) std::printf("  x %.0f y %.0f w %.0f h %.0f score %.3f\n", b.x, b.y, b.w, b.h, b.score);
+                        static_cast<std::size_t>(r.stats.windows_scanned), kept);
+            for (const auto& d : fused) {
+                if (d.score < point.threshold) continue;
+                const cascadekit::Box b = cascadekit::object_in_window(model.object_box, d.x, d.y, d.w, d.h);
+                std::printf("  x %.0f y %.0f w %.0f h %.0f score %.3f\n", b.x, b.y, b.w, b.h, d.score);
+            }
         }
         return 0;
     } catch (const std::exception& e) {

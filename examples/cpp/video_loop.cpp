@@ -30,20 +30,25 @@ int main(int argc, char** argv) {
         const int frames = argc > 4 ? std::stoi(argv[4]) : 0;  // 0: every frame
         std::filesystem::create_directories(argv[3]);
 
-        cascadekit::DetectParams params;  // stride 8, ×1.2: the fast default scan
-        auto detector = cascadekit::Detector::create(model, params);
-        cascadekit::FusionParams fusion;  // mean shift: one box per person
+        // The scan, fusion and threshold stored in the model (its operating point; its pad, a
+        // border for people cut by the frame, is left out here: cascade detect applies it).
+        const cascadekit::OperatingPoint& point = model.operating;
+        auto detector = cascadekit::Detector::create(model, cascadekit::detect_params(point));
+        const cascadekit::FusionParams fusion = cascadekit::fusion_params(point);
 
         cv::Mat frame;
         for (int n = 0; (frames == 0 || n < frames) && video.read(frame); ++n) {
             const auto t0 = std::chrono::steady_clock::now();
             const cascadekit::ImageView view{frame.data, frame.cols, frame.rows, static_cast<std::ptrdiff_t>(frame.step[0]),
                                              frame.channels(), cascadekit::ChannelOrder::BGR};
-            const auto boxes = cascadekit::fuse(detector->detect(view).detections, model.window_width, model.window_height, fusion);
+            auto boxes = cascadekit::fuse(detector->detect(view).detections, model.window_width, model.window_height, fusion);
+            std::erase_if(boxes, [&](const cascadekit::Detection& d) { return d.score < point.threshold; });
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            for (const auto& b : boxes)
+            for (const auto& d : boxes) {
+                const cascadekit::Box b = cascadekit::object_in_window(model.object_box, d.x, d.y, d.w, d.h);  // the person
                 cv::rectangle(frame, cv::Rect(static_cast<int>(b.x), static_cast<int>(b.y), static_cast<int>(b.w), static_cast<int>(b.h)),
                               cv::Scalar(0, 255, 0), 2);
+            }
             char name[32];
             std::snprintf(name, sizeof name, "/frame-%04d.png", n);
             cv::imwrite(std::string(argv[3]) + name, frame);

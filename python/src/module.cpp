@@ -21,6 +21,7 @@
 #include <string>
 
 #include "cascadekit/eval/annotated_images.hpp"
+#include "cascadekit/eval/calibration.hpp"
 #include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/detector.hpp"
@@ -231,6 +232,23 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
         s = cascadekit::train(cfg, data, tools::load_gray, opt, observer);
     }
     py::dict d;
+    // Annotated data, as cascade train: the finished model's threshold chosen on its held-out images.
+    if (s.finished && cfg.data.layout == DataLayout::Annotated) {
+        std::vector<AnnotatedFile> held = held_out_annotations(cfg, tools::data_root());
+        if (held.size() >= 2) {
+            py::gil_scoped_release unlocked;
+            CascadeModel model = load_model(out);
+            CalibrationOptions co;
+            co.fppi = cfg.detect.fppi;
+            co.bulk.backend = cfg.mining.backend;
+            const CalibrationReport r = calibrate(model, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), tools::load_gray, co);
+            save_model(model, out);
+            py::gil_scoped_acquire locked;
+            d["threshold"] = decimal_value(model.operating.threshold);
+            d["held_out_fppi"] = r.on_check.fp;
+            d["held_out_miss_rate"] = r.on_check.miss_rate;
+        }
+    }
     d["stages"] = s.stages;
     d["learners"] = s.learners;
     d["cascade_fp_rate"] = s.cascade_fp_rate;

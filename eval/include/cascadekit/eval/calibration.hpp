@@ -31,4 +31,9 @@ struct CalibrationReport {
 CalibrationReport calibrate(CascadeModel& model, const AnnotatedImages& set, const std::string& set_description,
                             const ImageLoader& loader, const CalibrationOptions& options = {});
 
+// calibrate() on annotated files (io/annotations.hpp), the set named `name`: what `cascade train`
+// and the Python module's train() run on a finished model's held-out annotated images.
+CalibrationReport calibrate(CascadeModel& model, std::vector<AnnotatedFile> files, const std::string& name,
+                            const ImageLoader& loader, const CalibrationOptions& options = {});
+
 }  // namespace cascadekit
