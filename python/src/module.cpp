@@ -410,7 +410,8 @@ PYBIND11_MODULE(cascadekit, m) {
           py::arg("backend") = "", py::arg("progress") = py::none(),
           "Train from a YAML configuration (configs/README.md) into the model file `out`, as `cascade train` does (data "
           "from $CASCADEKIT_DATA). progress: a callable given one dict per event ('round', 'stage', 'mining', 'note'). "
-          "Returns a summary dict.");
+          "Returns a summary dict; with annotated data (data.layout: annotated) and a held-out part also threshold, "
+          "held_out_fppi and held_out_miss_rate: the threshold chosen on the held-out images and stored in the model.");
 }
 
 }  // namespace cascadekit::python
