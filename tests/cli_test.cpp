@@ -230,6 +230,12 @@ TEST(Cli, TrainResumeInspectAndEvaluate) {
     EXPECT_NE(ev.out.find("tiny: FPPW over 12 positives"), std::string::npos) << ev.out;
     EXPECT_NE(ev.out.find("rejection profile"), std::string::npos) << ev.out;
     EXPECT_EQ(slurp(dir / "fppw.csv").rfind("fppw,miss_rate,threshold\n", 0), 0u);
+    // Without --config: the configuration stored in the model names the same held-out data.
+    const CommandResult stored = cascade("eval --model " + q(dir / "m.h5") + " --fppw " + q(dir / "fppw2.csv") + " --label tiny", dir);
+    ASSERT_EQ(stored.code, 0) << stored.err;
+    EXPECT_NE(stored.err.find("held-out data of the configuration stored in"), std::string::npos) << stored.err;
+    EXPECT_NE(stored.out.find("tiny: FPPW over 12 positives"), std::string::npos) << stored.out;
+    EXPECT_EQ(slurp(dir / "fppw2.csv"), slurp(dir / "fppw.csv"));
 
     // Another detector's detections on a PennFudan-like folder.
     fs::create_directories(dir / "pf" / "PNGImages");

@@ -77,6 +77,7 @@ struct EvalOptions {
     bool fuse_detections = false;  // --detections holds raw windows: fuse them as --fuse says
     std::string model, window_scores, detections;  // exactly one: what is evaluated
     std::string config = "configs/inria-hog-cascade.yaml";  // data and held-out split
+    bool config_given = false;  // --config given: else a --model's stored configuration comes first
     std::string fppw, rejection, fppi;               // CSV outputs; each asks for that evaluation
     std::string survival;                            // CSV: windows surviving each weak classifier
     std::string pennfudan;                           // default $CASCADEKIT_DATA/PennFudanPed

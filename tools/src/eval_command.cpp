@@ -156,7 +156,15 @@ int run_eval(const EvalOptions& o) {
         // The configuration's held-out data, read once, when some evaluation needs it.
         std::optional<Dataset> held_out_data;
         auto held_out_set = [&]() -> const Dataset& {
-            if (!held_out_data) held_out_data = held_out(load_train_config(o.config));
+            if (!held_out_data) {
+                // The configuration the model was trained with (stored in it), unless --config says otherwise.
+                if (!o.config_given && model && !model->metadata.training_config.empty()) {
+                    spdlog::info("held-out data of the configuration stored in {} (--config overrides it)", o.model);
+                    held_out_data = held_out(parse_train_config(model->metadata.training_config, o.model + " (its stored configuration)"));
+                } else {
+                    held_out_data = held_out(load_train_config(o.config));
+                }
+            }
             return *held_out_data;
         };
 

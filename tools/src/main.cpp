@@ -217,7 +217,9 @@ int main(int argc, char** argv) {
     eval->add_flag("--fuse-detections", ev.fuse_detections,
                    "--detections are raw windows (64x128 people, e.g. opencv_hog_peer detect --group 0; square faces, "
                    "24x24 at scale 1): fuse them as --fuse says");
-    eval->add_option("--config", ev.config, "Training configuration naming the data and the held-out split")->capture_default_str();
+    eval->add_option("--config", ev.config,
+                     "Training configuration naming the data and the held-out split (default: the one stored in --model, "
+                     "else this file)")->capture_default_str();
     eval->add_option("--fppw", ev.fppw, "Miss rate vs false positives per window on the held-out data, to this CSV");
     eval->add_option("--rejection", ev.rejection, "Per-stage rejection profile on the held-out negatives, to this CSV");
     eval->add_option("--survival", ev.survival,
@@ -415,6 +417,7 @@ int main(int argc, char** argv) {
     }
     if (train->parsed()) return run_train(tr);
     if (eval->parsed()) {
+        ev.config_given = eval->get_option("--config")->count() > 0;
         parse_fusion(eval_fuse, ev.fusion.method);
         parse_backend(eval_backend, ev.backend);
         return run_eval(ev);
