@@ -58,8 +58,12 @@ def main():
             print(" ", event.get("text") or f"stage {event['stage']:.0f}: {event['learners']:.0f} learners")
     model_file = out / "people.h5"
     summary = cascadekit.train(str(config), str(model_file), progress=progress)
-    print(f"trained {summary['stages']} stages in {summary['seconds']:.0f} s; threshold {summary['threshold']:.4g} "
-          f"(held-out: FPPI {summary['held_out_fppi']:.3f}, miss rate {summary['held_out_miss_rate']:.3f})")
+    print(f"trained {summary['stages']} stages in {summary['seconds']:.0f} s")
+    if "threshold" in summary:
+        print(f"threshold {summary['threshold']:.4g} chosen on the held-out images "
+              f"(there: FPPI {summary['held_out_fppi']:.3f}, miss rate {summary['held_out_miss_rate']:.3f})")
+    else:  # too few or too easy held-out images: the model keeps threshold 0 (cascade calibrate can set one)
+        print("no threshold chosen:", summary.get("threshold_error", "no held-out images"))
 
     # 2. Evaluate on the whole annotated set (training images included: a check, not a benchmark).
     model = cascadekit.load_model(model_file)

@@ -236,17 +236,30 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
     if (s.finished && cfg.data.layout == DataLayout::Annotated) {
         std::vector<AnnotatedFile> held = held_out_annotations(cfg, tools::data_root());
         if (held.size() >= 2) {
-            py::gil_scoped_release unlocked;
-            CascadeModel model = load_model(out);
-            CalibrationOptions co;
-            co.fppi = cfg.detect.fppi;
-            co.bulk.backend = cfg.mining.backend;
-            const CalibrationReport r = calibrate(model, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), tools::load_gray, co);
-            save_model(model, out);
-            py::gil_scoped_acquire locked;
-            d["threshold"] = decimal_value(model.operating.threshold);
-            d["held_out_fppi"] = r.on_check.fp;
-            d["held_out_miss_rate"] = r.on_check.miss_rate;
+            std::string error;
+            CascadeModel model;
+            CalibrationReport r;
+            {
+                py::gil_scoped_release unlocked;
+                try {
+                    model = load_model(out);
+                    CalibrationOptions co;
+                    co.fppi = cfg.detect.fppi;
+                    co.bulk.backend = cfg.mining.backend;
+                    r = calibrate(model, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(),
+                                  tools::load_gray, co);
+                    save_model(model, out);
+                } catch (const std::exception& e) {  // the trained model stands; only its threshold is missing
+                    error = e.what();
+                }
+            }
+            if (error.empty()) {
+                d["threshold"] = decimal_value(model.operating.threshold);
+                d["held_out_fppi"] = r.on_check.fp;
+                d["held_out_miss_rate"] = r.on_check.miss_rate;
+            } else {
+                d["threshold_error"] = error;
+            }
         }
     }
     d["stages"] = s.stages;

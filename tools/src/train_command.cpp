@@ -89,7 +89,14 @@ int run_train(const TrainCommandOptions& o) {
         spdlog::info("{}: {} stage(s), {} learners, F {:.3g}, {} , peak memory {:.0f} MiB{}", o.out, s.stages, s.learners,
                      s.cascade_fp_rate, duration(s.seconds), s.peak_memory_mb,
                      s.finished ? " (finished: " + s.stop_reason + ")" : " (not finished; continue with --resume)");
-        if (s.finished && cfg.data.layout == DataLayout::Annotated) calibrate_on_held_out(cfg, o);
+        if (s.finished && cfg.data.layout == DataLayout::Annotated) {
+            try {
+                calibrate_on_held_out(cfg, o);
+            } catch (const std::exception& e) {  // the trained model stands; only its threshold is missing
+                spdlog::warn("{}: no threshold chosen, the model keeps threshold 0: {} (run cascade calibrate on other "
+                             "images, or with a larger --fppi)", o.out, e.what());
+            }
+        }
         return kExitOk;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
