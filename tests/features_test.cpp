@@ -1,6 +1,8 @@
 // features/ against slow, obviously-correct references.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <set>
 
@@ -576,4 +578,32 @@ TEST(GradientPlane, BlocksEqualTheIntegralHistogramsExactly) {
     }
     const Rect r{90, 120, 7, 11};
     EXPECT_EQ(plane.rect_sum(r), ih.rect_sum(r));
+}
+
+// Padded levels: the same scales, each level 2·pad larger, its interior the unpadded level and its
+// border the image's edge replicated (exactly so at scale 1).
+TEST(Pyramid, PaddedLevelsHoldTheUnpaddedLevelInsideAReplicatedBorder) {
+    const GrayImage img = random_image(150, 200, 9);
+    const auto plain = plan_pyramid(150, 200, 64, 128, 1.2);
+    const auto padded = plan_pyramid(150, 200, 64, 128, 1.2, 1.0, 0.0, 16);
+    ASSERT_EQ(plain.size(), padded.size());
+    Octaves octaves;
+    octaves.reset(img);
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+        EXPECT_EQ(padded[i].scale, plain[i].scale);
+        EXPECT_EQ(padded[i].width, plain[i].width + 32);
+        EXPECT_EQ(padded[i].height, plain[i].height + 32);
+        EXPECT_EQ(padded[i].pad, 16);
+        GrayImage a, b;
+        resample_level(octaves, plain[i], a);
+        resample_level(octaves, padded[i], b);
+        for (int v = 0; v < a.height; ++v)
+            for (int u = 0; u < a.width; ++u) ASSERT_EQ(b.at(u + 16, v + 16), a.at(u, v)) << i << ": " << u << "," << v;
+        if (i == 0) {  // scale 1: the border is the image's edge pixels
+            for (int v = 0; v < b.height; ++v)
+                for (int u = 0; u < b.width; ++u)
+                    ASSERT_EQ(b.at(u, v), img.at(std::clamp(u - 16, 0, 149), std::clamp(v - 16, 0, 199))) << u << "," << v;
+        }
+    }
+    EXPECT_THROW(plan_pyramid(150, 200, 64, 128, 1.2, 1.0, 0.0, -1), std::invalid_argument);
 }

@@ -471,3 +471,26 @@ TEST(CpuDetector, WaldBoostRowsSideBySideEqualWindowByWindow) {
     EXPECT_GT(rejected_early, cases / 4);
     EXPECT_GT(passed_all, cases / 10);
 }
+
+// --pad-level: a bar cut by the image's left edge is found only by windows that reach past it,
+// at x < 0 in image coordinates; every other window is where the unpadded scan puts it.
+TEST(CpuDetector, LevelPaddingFindsObjectsCutByTheEdge) {
+    GrayImage img = constant_image(300, 200, 0);
+    draw_bar(img, -24, 40, 1.0);  // the window at x = -24: the bar at x 4..12
+    DetectParams p;
+    p.scale_step = 1.2;
+    const DetectResult plain = detect(bar_model(), img, p);
+    p.level_pad = 32;
+    const DetectResult padded = detect(bar_model(), img, p);
+    auto found_at = [](const DetectResult& r, double x, double y) {
+        for (const Detection& d : r.detections)
+            if (d.scale == 1.0 && d.x == x && d.y == y) return true;
+        return false;
+    };
+    EXPECT_FALSE(found_at(plain, -24, 40));
+    EXPECT_TRUE(found_at(padded, -24, 40));
+    EXPECT_GT(padded.stats.windows_scanned, plain.stats.windows_scanned);
+    for (const Detection& d : plain.detections) EXPECT_TRUE(found_at(padded, d.x, d.y) || d.scale != 1.0);
+    p.level_pad = 300;
+    EXPECT_THROW(detect(bar_model(), img, p), std::invalid_argument);
+}

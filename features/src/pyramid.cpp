@@ -9,7 +9,8 @@ namespace cascadekit {
 
 std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int window_width,
                                        int window_height, double step, double first_scale,
-                                       double max_scale) {
+                                       double max_scale, int pad) {
+    if (pad < 0 || pad > 1024) throw std::invalid_argument("level pad must be in [0, 1024] pixels, got " + std::to_string(pad));
     if (!(step > 1.0) || !std::isfinite(step))
         throw std::invalid_argument("scale step must be > 1, got " + std::to_string(step));
     if (!(first_scale > 0.0) || !std::isfinite(first_scale))
@@ -21,19 +22,20 @@ std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int wi
     for (int k = 0; k < kMaxLevels; ++k) {
         const double scale = first_scale * std::pow(step, k);
         if (max_scale > 0.0 && scale > max_scale * (1.0 + 1e-9)) break;
-        const PyramidLevel level = pyramid_level(image_width, image_height, scale);
-        if (level.width < window_width || level.height < window_height) break;
+        const PyramidLevel level = pyramid_level(image_width, image_height, scale, pad);
+        if (level.width - 2 * pad < window_width || level.height - 2 * pad < window_height) break;
         levels.push_back(level);
     }
     return levels;
 }
 
-PyramidLevel pyramid_level(int image_width, int image_height, double scale) {
+PyramidLevel pyramid_level(int image_width, int image_height, double scale, int pad) {
     PyramidLevel l;
     l.scale = scale;
-    l.width = static_cast<int>(std::floor(image_width / scale + 1e-9));
-    l.height = static_cast<int>(std::floor(image_height / scale + 1e-9));
+    l.width = static_cast<int>(std::floor(image_width / scale + 1e-9)) + 2 * pad;
+    l.height = static_cast<int>(std::floor(image_height / scale + 1e-9)) + 2 * pad;
     l.octave = octave_of(scale);
+    l.pad = pad;
     return l;
 }
 
@@ -75,7 +77,7 @@ const GrayImage& Octaves::get(int k) {
 }
 
 void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst) {
-    resample_bilinear(octaves.get(level.octave), octave_scale(level), level.width, level.height, dst);
+    resample_bilinear(octaves.get(level.octave), octave_scale(level), level.width, level.height, dst, level.pad);
 }
 
 namespace {
@@ -83,13 +85,13 @@ constexpr int kBits = kResampleBits;
 constexpr int kOne = 1 << kBits;
 }  // namespace
 
-ResampleAxis resample_axis(int dst, int src, double scale) {
+ResampleAxis resample_axis(int dst, int src, double scale, int pad) {
     ResampleAxis t;
     t.i0.resize(dst);
     t.i1.resize(dst);
     t.wt.resize(dst);
     for (int u = 0; u < dst; ++u) {
-        const double f = (u + 0.5) * scale - 0.5;
+        const double f = (u - pad + 0.5) * scale - 0.5;
         int i = static_cast<int>(std::floor(f));
         int a = static_cast<int>(std::lround((f - i) * kOne));
         if (a == kOne) { ++i; a = 0; }
@@ -102,13 +104,13 @@ ResampleAxis resample_axis(int dst, int src, double scale) {
     return t;
 }
 
-void resample_bilinear(const GrayImage& src, double scale, int dst_width, int dst_height, GrayImage& dst) {
+void resample_bilinear(const GrayImage& src, double scale, int dst_width, int dst_height, GrayImage& dst, int pad) {
     if (src.width <= 0 || src.height <= 0) throw std::invalid_argument("cannot resample an empty image");
     dst.width = dst_width;
     dst.height = dst_height;
     dst.pixels.resize(static_cast<std::size_t>(dst_width) * dst_height);
-    const ResampleAxis tx = resample_axis(dst_width, src.width, scale);
-    const ResampleAxis ty = resample_axis(dst_height, src.height, scale);
+    const ResampleAxis tx = resample_axis(dst_width, src.width, scale, pad);
+    const ResampleAxis ty = resample_axis(dst_height, src.height, scale, pad);
     for (int v = 0; v < dst_height; ++v) {
         const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(ty.i0[v]) * src.width;
         const std::uint8_t* r1 = src.pixels.data() + static_cast<std::size_t>(ty.i1[v]) * src.width;

@@ -35,7 +35,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     to_gray(image, gray_);
     const int ww = model_.window_width, wh = model_.window_height;
     const auto levels = plan_pyramid(gray_.width, gray_.height, ww, wh, params_.scale_step, params_.min_scale,
-                                     params_.max_scale);
+                                     params_.max_scale, params_.level_pad);
     if (levels.empty())
         throw DetectError("image " + std::to_string(gray_.width) + "x" + std::to_string(gray_.height) +
                           " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
@@ -53,7 +53,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     for (std::size_t li = 0; li < levels.size(); ++li) {
         const PyramidLevel& level = levels[li];
         const GrayImage* img = &gray_;
-        if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0) {
+        if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0 || level.pad != 0) {
             resample_level(octaves_, level, level_image_);
             img = &level_image_;
         }
@@ -66,8 +66,8 @@ DetectResult CpuDetector::detect(const ImageView& image) {
             if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
             if (w.rejected_at >= 0 && !params_.keep_rejected) return;
             const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
-            out.detections.push_back({x * level.scale, y * level.scale, ww * level.scale, wh * level.scale, w.score,
-                                      static_cast<int>(li), level.scale, passed});
+            out.detections.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, ww * level.scale,
+                                      wh * level.scale, w.score, static_cast<int>(li), level.scale, passed});
         };
         // Every window through the stages its first planes serve: the whole cascade, or (lazy)
         // only the prefix, keeping the survivors for the other planes.

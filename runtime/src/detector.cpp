@@ -19,6 +19,8 @@ DetectParams detect_params(const OperatingPoint& point) {
 }
 
 void validate(const DetectParams& p) {
+    if (p.level_pad < 0 || p.level_pad > 256)
+        throw std::invalid_argument("level pad must be in [0, 256] pixels, got " + std::to_string(p.level_pad));
     if (p.stride < 1) throw std::invalid_argument("stride must be >= 1, got " + std::to_string(p.stride));
     // Bounded work: a step of 1.001 would make thousands of levels of nearly the input's size.
     if (!(p.scale_step >= kMinScaleStep && p.scale_step <= kMaxScaleStep))

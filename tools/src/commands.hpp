@@ -85,6 +85,7 @@ struct EvalOptions {
     std::string cmu_mit;                             // default $CASCADEKIT_DATA/Faces/cmu-mit
     std::string face_match = "points";               // --faces matching: points (any box convention) or iou
     double min_scale = 1.0;                          // smallest window scale of full-image scans
+    int level_pad = 0;                               // their border on every pyramid level (--pad-level)
     std::string write_lists;                         // folder for the held-out and PennFudan lists
     std::string label;
     int stride = 8;

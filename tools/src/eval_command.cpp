@@ -124,6 +124,7 @@ int run_eval(const EvalOptions& o) {
         params.stride = o.stride;
         params.scale_step = o.scale_step;
         params.min_scale = o.min_scale;
+        params.level_pad = o.level_pad;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
         // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).

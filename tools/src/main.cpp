@@ -126,6 +126,10 @@ int main(int argc, char** argv) {
                        "Smallest window scale, >= 1/16; below 1 upscales the input for small objects (default: the model's "
                        "operating point)");
     detect->add_option("--max-scale", det.params.max_scale, "Largest window scale (0 = no limit)")->capture_default_str();
+    detect->add_option("--pad-level", det.params.level_pad,
+                       "Level pixels of replicated border on every side of every pyramid level, so that windows reach past "
+                       "the image at every scale (OpenCV's detectMultiScale: 16), 0-256; --pad pads the image once instead")
+        ->capture_default_str();
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
     add_fusion_options(detect, fuse, det.fusion, true);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
@@ -246,6 +250,9 @@ int main(int argc, char** argv) {
         ->check(choices({"points", "iou"}))->capture_default_str();
     eval->add_option("--min-scale", ev.min_scale, "Full-image scans: smallest window scale, >= 1/16 (below 1 upscales)")
         ->capture_default_str();
+    eval->add_option("--pad-level", ev.level_pad,
+                     "Full-image scans: level pixels of replicated border on every side of every pyramid level (OpenCV's "
+                     "detectMultiScale: 16), 0-256")->capture_default_str();
     eval->add_option("--annotations", ev.annotations,
                      "An annotated set to detect on and score: a PASCAL VOC XML file or folder, a COCO JSON, a dlib imglab XML "
                      "or an opencv_annotation text file; prints the log-average miss rate, the miss rate at 0.1 and 1 FPPI, AP "

@@ -20,7 +20,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     if (same) return;
     const int ww = model.window_width, wh = model.window_height;
     std::vector<PyramidLevel> plan =
-        plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale);
+        plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale, params.level_pad);
     if (plan.empty())  // before touching the slot, which keeps serving its current size
         throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                           " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
@@ -61,8 +61,8 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         const Slot::Octave& o = s.octaves[static_cast<std::size_t>(pl.octave)];
         L.src = o.at;
         L.src_w = o.width;
-        const ResampleAxis ax = resample_axis(pl.width, o.width, octave_scale(pl));
-        const ResampleAxis ay = resample_axis(pl.height, o.height, octave_scale(pl));
+        const ResampleAxis ax = resample_axis(pl.width, o.width, octave_scale(pl), pl.pad);
+        const ResampleAxis ay = resample_axis(pl.height, o.height, octave_scale(pl), pl.pad);
         for (int u = 0; u < pl.width; ++u) xt.push_back({ax.i0[u], ax.i1[u], ax.wt[u]});
         for (int v = 0; v < pl.height; ++v) yt.push_back({ay.i0[v], ay.i1[v], ay.wt[v]});
         rows += (pl.height + kRowsPerBlock - 1) / kRowsPerBlock;
@@ -320,7 +320,8 @@ DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, c
         const int local = static_cast<int>(id - L.win0);
         const int x = (local % L.cols) * params.stride, y = (local / L.cols) * params.stride;
         const double sc = s.plan[li].scale;
-        return Detection{x * sc, y * sc, ww * sc, wh * sc, score, static_cast<int>(li), sc, passed};
+        const int pad = s.plan[li].pad;
+        return Detection{(x - pad) * sc, (y - pad) * sc, ww * sc, wh * sc, score, static_cast<int>(li), sc, passed};
     };
     if (params.keep_rejected) {
         r.detections.reserve(s.n_windows);

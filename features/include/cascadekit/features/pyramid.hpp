@@ -11,21 +11,28 @@ namespace cascadekit {
 
 struct PyramidLevel {
     double scale = 1.0;  // input pixels per level pixel
-    int width = 0;       // floor(input width / scale)
+    int width = 0;       // floor(input width / scale) + 2·pad
     int height = 0;
     int octave = 0;      // resampled from the input halved this many times: octave_of(scale)
+    // Level pixels of border on every side (OpenCV's detectMultiScale pads each level so that
+    // windows reach past the image): level pixel (u, v) samples the input at ((u − pad + ½)·scale,
+    // (v − pad + ½)·scale), clamped, so the border replicates the image's edge. A window at level
+    // position (x, y) covers input pixels from ((x − pad)·scale, (y − pad)·scale).
+    int pad = 0;
 };
 
 // Levels with scale first_scale · step^k, k = 0, 1, … while the level is at least the window
-// (both sides) and, when max_scale > 0, scale <= max_scale. first_scale < 1 upscales the input
-// (for objects smaller than the window). Empty when the first level is smaller than the window.
-// Requires: step > 1, first_scale > 0, window sides > 0; throws std::invalid_argument otherwise.
+// (both sides, before padding) and, when max_scale > 0, scale <= max_scale. first_scale < 1
+// upscales the input (for objects smaller than the window). Each level gets `pad` pixels of
+// replicated border on every side (PyramidLevel::pad). Empty when the first level is smaller
+// than the window. Requires: step > 1, first_scale > 0, window sides > 0, 0 <= pad <= 1024;
+// throws std::invalid_argument otherwise.
 std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int window_width,
                                        int window_height, double step, double first_scale = 1.0,
-                                       double max_scale = 0.0);
+                                       double max_scale = 0.0, int pad = 0);
 
 // The level of an image_width × image_height input at this scale (what plan_pyramid lists).
-PyramidLevel pyramid_level(int image_width, int image_height, double scale);
+PyramidLevel pyramid_level(int image_width, int image_height, double scale, int pad = 0);
 
 // Antialiasing. Bilinear resampling reads 2×2 source pixels, so shrinking by more than 2 skips
 // pixels and aliases: fine texture turns into false gradients. People in street photos often
@@ -62,12 +69,13 @@ inline constexpr int kResampleBits = 11;
 struct ResampleAxis {
     std::vector<int> i0, i1, wt;
 };
-ResampleAxis resample_axis(int dst, int src, double scale);
+// With pad, destination index u samples as u − pad would (the border clamps to the source's edge).
+ResampleAxis resample_axis(int dst, int src, double scale, int pad = 0);
 
 void resample_bilinear(const GrayImage& src, double scale, int dst_width, int dst_height,
-                       GrayImage& dst);
+                       GrayImage& dst, int pad = 0);
 
-// A pyramid level's image: bilinear from the level's octave at scale / 2^octave.
+// A pyramid level's image: bilinear from the level's octave at scale / 2^octave, with its border.
 void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst);
 // The scale at which a level samples its octave.
 double octave_scale(const PyramidLevel& level);

@@ -24,6 +24,10 @@ struct DetectParams {
     double scale_step = 1.2;   // ratio of consecutive pyramid scales, > 1
     double min_scale = 1.0;    // smallest window scale (input pixels per level pixel); < 1 upscales
     double max_scale = 0.0;    // largest window scale; 0 = until the level is smaller than the window
+    // Level pixels of replicated border on every side of every pyramid level (OpenCV's
+    // detectMultiScale pads by 16 for its 8-pixel stride), so that windows reach past the image's
+    // edges at every scale: people cut by the frame, or filling it. 0–256.
+    int level_pad = 0;
     // Also return rejected windows (for evaluation: every window's deciding stage and score).
     bool keep_rejected = false;
 };
