@@ -67,12 +67,13 @@ inline void write(const std::string& file, const nlohmann::json& j) {
 
 // One image's entry of `cascade detect`'s JSON: each box moved by (dx, dy) (e.g. undoing a
 // padding), with its score (0 where the detector gave none).
+// Boxes found on a padded (dx, dy: minus the border) and enlarged (factor) copy, in the image's pixels.
 inline nlohmann::json image_entry(const std::string& path, const cv::Mat& image, const std::vector<cv::Rect>& found,
-                                  const std::vector<double>& scores, int dx = 0, int dy = 0) {
+                                  const std::vector<double>& scores, int dx = 0, int dy = 0, double factor = 1.0) {
     nlohmann::json dets = nlohmann::json::array();
     for (std::size_t k = 0; k < found.size(); ++k)
-        dets.push_back({{"x", found[k].x + dx}, {"y", found[k].y + dy}, {"w", found[k].width}, {"h", found[k].height},
-                        {"score", k < scores.size() ? scores[k] : 0.0}});
+        dets.push_back({{"x", (found[k].x + dx) / factor}, {"y", (found[k].y + dy) / factor}, {"w", found[k].width / factor},
+                        {"h", found[k].height / factor}, {"score", k < scores.size() ? scores[k] : 0.0}});
     return {{"path", path}, {"width", image.cols}, {"height", image.rows}, {"detections", dets}};
 }
 

@@ -323,3 +323,37 @@ TEST(Evaluation, WeakSurvivalAgreesWithTheDetectorsCounts) {
     EXPECT_GT(lbp, 0u);
     EXPECT_GT(stats.rejected_per_stage[1] + stats.rejected_per_stage[2], 0u);
 }
+
+// The OpenCV-style protocol's two scan options: images under upscale_below pixels are enlarged 2×
+// (a bar half the window's size is found, its box halved back into the image), and every level
+// padded (a bar cut by the left edge is found at x < 0).
+TEST(Protocols, SmallImagesEnlargedAndLevelsPaddedFindWhatThePlainScanMisses) {
+    using test::bar_model, test::constant_image, test::draw_bar;
+    GrayImage small = constant_image(200, 180, 0);
+    draw_bar(small, 40, 50, 0.5);  // window (40, 50, 32, 64)
+    GrayImage cut = constant_image(300, 200, 0);
+    draw_bar(cut, -24, 40, 1.0);   // window (-24, 40, 64, 128)
+    std::map<std::string, GrayImage> files{{"small", small}, {"cut", cut}};
+    const ImageLoader loader = [&](const std::filesystem::path& p) { return files.at(p.string()); };
+    const auto set = annotated_list("bars", {{"small", {{40, 50, 32, 64}}, {}, {}}, {"cut", {{-24, 40, 64, 128}}, {}, {}}});
+    auto found = [&](int upscale_below, int level_pad) {
+        FullImageOptions o;
+        o.params.scale_step = 1.2;
+        o.params.level_pad = level_pad;
+        o.upscale_below = upscale_below;
+        o.fusion.method = FusionMethod::Nms;
+        o.bulk.backend = Backend::Cpu;
+        const auto truth = detect_annotated(bar_model(), *set, o, loader, window_box);
+        std::vector<bool> hit;
+        for (const ImageTruth& t : truth) {
+            bool any = false;
+            for (const ScoredBox& d : t.detections) any |= iou(d.box, t.people[0]) >= 0.5;
+            hit.push_back(any);
+        }
+        return hit;
+    };
+    EXPECT_EQ(found(0, 0), (std::vector<bool>{false, false}));
+    EXPECT_EQ(found(400, 0), (std::vector<bool>{true, false}));
+    EXPECT_EQ(found(400, 32), (std::vector<bool>{true, true}));
+    EXPECT_EQ(found(100, 32), (std::vector<bool>{false, true}));  // 180 px is not under 100
+}

@@ -114,17 +114,26 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
     }
     BulkDetector bulk(model, o.params, o.bulk);
     std::vector<int> pads(images.size(), 0);
+    std::vector<double> factors(images.size(), 1.0);
     bulk.run(
         images.size(),
         [&](std::size_t i) {
-            const GrayImage g = loader(images[i].image);
+            GrayImage g = loader(images[i].image);
+            if (o.upscale_below > 0 && g.height < o.upscale_below) {  // small images enlarged 2×, boxes halved back
+                GrayImage big;
+                resample_bilinear(g, 0.5, 2 * g.width, 2 * g.height, big);
+                g = std::move(big);
+                factors[i] = 2.0;
+            }
             pads[i] = static_cast<int>(std::lround(o.pad * g.height));
             auto padded = std::make_shared<GrayImage>(pad_replicate(g, pads[i]));
             return BulkImage{padded->view(), padded};
         },
         [&](std::size_t i, DetectResult&& raw, const BulkImage&, double) {
             const auto fused = fuse(raw.detections, model.window_width, model.window_height, o.fusion);
-            for (const Detection& d : fused) truth[i].detections.push_back({to_box(d.x - pads[i], d.y - pads[i], d.w, d.h), d.score});
+            const double f = factors[i];
+            for (const Detection& d : fused)
+                truth[i].detections.push_back({to_box((d.x - pads[i]) / f, (d.y - pads[i]) / f, d.w / f, d.h / f), d.score});
         });
     return truth;
 }

@@ -1,10 +1,13 @@
 // The peer detector: OpenCV's HOGDescriptor with its default people detector (Dalal & Triggs'
 // INRIA SVM), run through cascadekit's evaluation by writing our formats.
 //
-//   opencv_hog_peer detect --json OUT.json [--scale-step F] [--stride N] [--pad F] [--group N] LIST.txt|IMAGE...
+//   opencv_hog_peer detect --json OUT.json [--scale-step F] [--stride N] [--pad F] [--pad-level N] [--upscale-below PX]
+//                          [--group N] LIST.txt|IMAGE...
 //       detectMultiScale with OpenCV's own grouping; boxes are 64x128 windows in input pixels, as
 //       `cascade detect` writes them, so `cascade eval --detections` applies the same box rule.
-//       --pad F adds F × image height of replicated border first, as `cascade eval --pad` does.
+//       --pad F adds F × image height of replicated border first, as `cascade eval --pad` does;
+//       --pad-level N is detectMultiScale's padding (every pyramid level, as `cascade --pad-level`);
+//       --upscale-below PX enlarges images less tall than PX by 2 first (boxes halved back).
 //       --group N is detectMultiScale's finalThreshold (default 2: clusters of at least 3 windows,
 //       scored by their best window); 0 writes every window scoring above 0, unfused, for
 //       `cascade eval --detections … --fuse-detections`.
@@ -28,7 +31,8 @@
 
 namespace {
 int usage() {
-    std::fprintf(stderr, "usage: opencv_hog_peer detect --json OUT [--scale-step F] [--stride N] [--pad F] [--group N] INPUT...\n"
+    std::fprintf(stderr, "usage: opencv_hog_peer detect --json OUT [--scale-step F] [--stride N] [--pad F] [--pad-level N] "
+                         "[--upscale-below PX] [--group N] INPUT...\n"
                          "       opencv_hog_peer window-scores --positives LIST --negatives LIST --out OUT [--scale-step F] [--stride N]\n"
                          "       opencv_hog_peer time --threads N --repeats R [--scale-step F] [--stride N] IMAGE\n");
     return 1;
@@ -40,7 +44,7 @@ int main(int argc, char** argv) {
     const std::string mode = argv[1];
     std::string json, positives, negatives;
     double scale_step = 1.2, pad = 0.0;
-    int stride = 8, threads = 1, repeats = 5, group = 2;
+    int stride = 8, threads = 1, repeats = 5, group = 2, pad_level = 0, upscale_below = 0;
     std::vector<std::string> inputs;
     for (int i = 2; i < argc; ++i) {
         const std::string a = argv[i];
@@ -56,6 +60,8 @@ int main(int argc, char** argv) {
             else if (a == "--stride") stride = std::stoi(value());
             else if (a == "--group") group = std::stoi(value());
             else if (a == "--pad") pad = std::stod(value());
+            else if (a == "--pad-level") pad_level = std::stoi(value());
+            else if (a == "--upscale-below") upscale_below = std::stoi(value());
             else if (a == "--threads") threads = std::stoi(value());
             else if (a == "--repeats") repeats = std::stoi(value());
             else inputs.push_back(a);
@@ -73,13 +79,21 @@ int main(int argc, char** argv) {
             out["images"] = nlohmann::json::array();
             for (const auto& path : peer::expand(inputs)) {
                 const cv::Mat raw = peer::load(path);
-                const int p = static_cast<int>(std::lround(pad * raw.rows));  // as cascade eval --pad
+                cv::Mat src = raw;
+                double factor = 1.0;
+                if (upscale_below > 0 && raw.rows < upscale_below) {  // as cascade eval --upscale-below
+                    cv::resize(raw, src, cv::Size(2 * raw.cols, 2 * raw.rows), 0, 0, cv::INTER_LINEAR);
+                    factor = 2.0;
+                }
+                const int p = static_cast<int>(std::lround(pad * src.rows));  // as cascade eval --pad
                 cv::Mat img;
-                cv::copyMakeBorder(raw, img, p, p, p, p, cv::BORDER_REPLICATE);
+                cv::copyMakeBorder(src, img, p, p, p, p, cv::BORDER_REPLICATE);
                 std::vector<cv::Rect> found;
                 std::vector<double> weights;
-                hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(0, 0), scale_step, group, false);
-                out["images"].push_back(peer::image_entry(path, raw, found, weights, -p, -p));
+                // padding: OpenCV pads every pyramid level by this much (as cascade's --pad-level).
+                hog.detectMultiScale(img, found, weights, 0.0, cv::Size(stride, stride), cv::Size(pad_level, pad_level), scale_step,
+                                     group, false);
+                out["images"].push_back(peer::image_entry(path, raw, found, weights, -p, -p, factor));
             }
             peer::write(json, out);
         } else if (mode == "time") {

@@ -86,6 +86,7 @@ struct EvalOptions {
     std::string face_match = "points";               // --faces matching: points (any box convention) or iou
     double min_scale = 1.0;                          // smallest window scale of full-image scans
     int level_pad = 0;                               // their border on every pyramid level (--pad-level)
+    int upscale_below = 0;                           // images less tall are enlarged 2× first (--upscale-below)
     std::string write_lists;                         // folder for the held-out and PennFudan lists
     std::string label;
     int stride = 8;

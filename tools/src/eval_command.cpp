@@ -99,6 +99,12 @@ std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const 
 }
 
 
+std::string fixed2(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+    return buf;
+}
+
 std::string csv(const std::vector<CurvePoint>& curve, const char* fp_name) {
     std::ostringstream out;
     out << fp_name << ",miss_rate,threshold\n";
@@ -133,6 +139,7 @@ int run_eval(const EvalOptions& o) {
             fo.params = params;
             fo.fusion = o.fusion;
             fo.pad = pad;
+            fo.upscale_below = o.upscale_below;
             fo.bulk.backend = o.backend;
             fo.bulk.device = o.device;
             return fo;
@@ -259,8 +266,12 @@ int run_eval(const EvalOptions& o) {
             for (const ImageTruth& t : truth) people += t.people.size();
             const auto curve = fppi_curve(truth);
             write_text_atomically(o.fppi, csv(curve, "fppi"));
-            std::printf("%s: PennFudan (%zu images, %zu people, padding %.2f): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
-                        label.c_str(), truth.size(), people, o.pad, log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
+            // The scan's border, enlargement and level padding: ours (--model) only; detections come as they are.
+            const std::string scan = model ? "padding " + fixed2(o.pad) + (o.level_pad ? ", level padding " + std::to_string(o.level_pad) : "") +
+                                                 (o.upscale_below ? ", under " + std::to_string(o.upscale_below) + " px enlarged 2x" : "")
+                                           : "detections as given";
+            std::printf("%s: PennFudan (%zu images, %zu people, %s): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
+                        label.c_str(), truth.size(), people, scan.c_str(), log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
                         miss_rate_at(curve, 1.0));
         }
         if (!o.faces.empty()) {

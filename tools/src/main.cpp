@@ -253,6 +253,10 @@ int main(int argc, char** argv) {
     eval->add_option("--pad-level", ev.level_pad,
                      "Full-image scans: level pixels of replicated border on every side of every pyramid level (OpenCV's "
                      "detectMultiScale: 16), 0-256")->capture_default_str();
+    eval->add_option("--upscale-below", ev.upscale_below,
+                     "Full-image scans: images less tall than this many pixels are enlarged 2x (bilinear) first and their "
+                     "boxes halved back (the protocol OpenCV's people detector is usually scored by: 400); 0: none")
+        ->check(CLI::NonNegativeNumber)->capture_default_str();
     eval->add_option("--annotations", ev.annotations,
                      "An annotated set to detect on and score: a PASCAL VOC XML file or folder, a COCO JSON, a dlib imglab XML "
                      "or an opencv_annotation text file; prints the log-average miss rate, the miss rate at 0.1 and 1 FPPI, AP "

@@ -47,6 +47,7 @@ struct FullImageOptions {
     DetectParams params;
     FusionParams fusion;
     double pad = 0;  // replicated border on every side, as a share of the image height (reaches people cut by the frame)
+    int upscale_below = 0;  // images less tall than this (pixels) are enlarged 2× (bilinear) before the scan; 0: none
     BulkOptions bulk;  // backend, CUDA device, …
 };
 
