@@ -121,13 +121,14 @@ ImageView padded_view(const ImageView& v, int pad, std::vector<std::uint8_t>& bu
 class PyDetector {
 public:
     PyDetector(const py::object& model, const std::string& backend, std::optional<int> stride, std::optional<double> scale_step,
-               std::optional<double> min_scale, double max_scale, int device)
+               std::optional<double> min_scale, double max_scale, int device, int level_pad)
         : model_(model_from(model)) {
         params_ = detect_params(model_.operating);
         if (stride) params_.stride = *stride;
         if (scale_step) params_.scale_step = *scale_step;
         if (min_scale) params_.min_scale = *min_scale;
         params_.max_scale = max_scale;
+        params_.level_pad = level_pad;
         detector_ = Detector::create(model_, params_, parse_name(kBackendNames, backend, "backend"), device);
     }
 
@@ -389,12 +390,13 @@ PYBIND11_MODULE(cascadekit, m) {
 
     py::class_<PyDetector>(m, "Detector", "A detector for one model: CPU (TBB) or CUDA backend, the same detections")
         .def(py::init<const py::object&, const std::string&, std::optional<int>, std::optional<double>, std::optional<double>,
-                      double, int>(),
+                      double, int, int>(),
              py::arg("model"), py::arg("backend") = "auto", py::arg("stride") = py::none(), py::arg("scale_step") = py::none(),
-             py::arg("min_scale") = py::none(), py::arg("max_scale") = 0.0, py::arg("device") = 0,
+             py::arg("min_scale") = py::none(), py::arg("max_scale") = 0.0, py::arg("device") = 0, py::arg("level_pad") = 0,
              "model: a path or a Model; backend: 'auto' (CUDA when present), 'cpu' or 'cuda'; stride: window step in level "
              "pixels; scale_step: ratio of pyramid scales; min_scale below 1 upscales; max_scale 0 = no limit. stride, "
-             "scale_step and min_scale left None are the model's operating point (Model.operating_point)")
+             "scale_step and min_scale left None are the model's operating point (Model.operating_point); level_pad: level "
+             "pixels of replicated border around every pyramid level (as cascade detect --pad-level)")
         .def("detect", &PyDetector::detect, py::arg("image"), py::arg("fuse") = py::none(), py::arg("nms_iou") = py::none(),
              py::arg("threshold") = py::none(), py::arg("min_neighbors") = 0, py::arg("order") = "bgr", py::arg("pad") = py::none(),
              py::arg("boxes") = "object",

@@ -150,6 +150,8 @@ def test_bad_images_and_options_are_refused():
         cascadekit.Detector(str(PEOPLE), backend="tpu")
     with pytest.raises(ValueError, match="stride"):
         cascadekit.Detector(str(PEOPLE), stride=0)
+    with pytest.raises(ValueError, match="level pad"):
+        cascadekit.Detector(str(PEOPLE), level_pad=-1)
 
 
 @pytest.mark.skipif(not CASCADE, reason="CASCADE_EXE (the cascade command) not given")
