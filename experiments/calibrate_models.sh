@@ -19,9 +19,9 @@ trap 'rm -rf "$sets"' EXIT
 for m in inria-hog-cascade inria-hybrid inria-dalal-triggs; do
     "$cascade" -q calibrate --model "experiments/models/$m.h5" --out "experiments/models/$m.h5" \
         --annotations "$sets/pennfudan-coco.json" --images "$data/PennFudanPed" --class person \
-        --fppi 0.1 --stride 4 --scale-step 1.1 --min-scale 0.75 --pad 0.25 --fuse nms --nms-iou 0.5
+        --fppi 0.1 --stride 4 --scale-step 1.1 --min-scale 0.75 --pad 0.25 --pad-level 0 --fuse nms --nms-iou 0.5
 done
 for m in faces-hybrid faces-lbp; do
     "$cascade" -q calibrate --model "experiments/models/$m.h5" --out "experiments/models/$m.h5" --faces \
-        --fppi 0.1 --stride 2 --scale-step 1.1 --min-scale 0.8 --pad 0 --fuse nms --nms-iou 0.3
+        --fppi 0.1 --stride 2 --scale-step 1.1 --min-scale 0.8 --pad 0 --pad-level 0 --fuse nms --nms-iou 0.3
 done

@@ -154,7 +154,7 @@ TEST_F(ModelFile, RoundTripIsBitIdentical) {
 TEST_F(ModelFile, ObjectBoxAndOperatingPointRoundTrip) {
     CascadeModel m = full_model();
     m.object_box = {0.1f, 0.05f, 0.8f, 0.9f};
-    m.operating = {1.25f, 4, 1.05f, 0.5f, 0.25f, "nms", 0.3f, "FPPI 0.1 on odd images of a dev set"};
+    m.operating = {1.25f, 4, 1.05f, 0.5f, 0.25f, 16, "nms", 0.3f, "FPPI 0.1 on odd images of a dev set"};
     save_model(m, path_);
     const CascadeModel loaded = load_model(path_);
     expect_bit_identical(m, loaded);
@@ -211,6 +211,13 @@ TEST_F(ModelFile, BadOperatingPointValuesAreNamed) {
         H5Gclose(g);
     });
     expect_error("/detect@stride", "out of range (1 to 256)");
+    save_model(full_model(), path_);
+    edit(path_, [](hid_t f) {
+        hid_t g = H5Gopen2(f, "/detect", H5P_DEFAULT);
+        set_int_attr(g, "level_pad", 300);
+        H5Gclose(g);
+    });
+    expect_error("/detect@level_pad", "out of range (0 to 256)");
     save_model(full_model(), path_);
     edit(path_, [](hid_t f) {
         const float box[4] = {0.7f, 0, 1, 1};  // x 0.7 + w 1 > 1

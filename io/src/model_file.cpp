@@ -312,6 +312,7 @@ CascadeModel Reader::read(hid_t root) const {
         o.scale_step = read_float(det.get(), "/detect", "scale_step");
         o.min_scale = read_float(det.get(), "/detect", "min_scale");
         o.pad = read_float(det.get(), "/detect", "pad");
+        o.level_pad = read_int(det.get(), "/detect", "level_pad");
         o.fuse = read_string(det.get(), "/detect", "fuse");
         o.nms_iou = read_float(det.get(), "/detect", "nms_iou");
         o.chosen_on = read_string(det.get(), "/detect", "chosen_on");
@@ -420,6 +421,7 @@ public:
         attr_float(det.get(), "scale_step", o.scale_step, "/detect@scale_step");
         attr_float(det.get(), "min_scale", o.min_scale, "/detect@min_scale");
         attr_float(det.get(), "pad", o.pad, "/detect@pad");
+        attr_int(det.get(), "level_pad", o.level_pad, "/detect@level_pad");
         attr_string(det.get(), "fuse", o.fuse, "/detect@fuse");
         attr_float(det.get(), "nms_iou", o.nms_iou, "/detect@nms_iou");
         attr_string(det.get(), "chosen_on", o.chosen_on, "/detect@chosen_on");

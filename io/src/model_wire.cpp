@@ -25,6 +25,7 @@ std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
     o.pod(op.scale_step);
     o.pod(op.min_scale);
     o.pod(op.pad);
+    o.pod(op.level_pad);
     o.str(op.fuse);
     o.pod(op.nms_iou);
     o.str(op.chosen_on);
@@ -68,6 +69,7 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
         op.scale_step = in.pod<float>();
         op.min_scale = in.pod<float>();
         op.pad = in.pod<float>();
+        op.level_pad = in.pod<std::int32_t>();
         op.fuse = in.str();
         op.nms_iou = in.pod<float>();
         op.chosen_on = in.str();

@@ -76,6 +76,8 @@ void validate_detect_settings(const ObjectBox& b, const OperatingPoint& o) {
     in(o.scale_step, 1.01f, 10.0f, "/detect@scale_step", "1.01 to 10");
     in(o.min_scale, 1.0f / 16, 64.0f, "/detect@min_scale", "1/16 to 64");
     in(o.pad, 0.0f, 1.0f, "/detect@pad", "0 to 1");
+    if (o.level_pad < 0 || o.level_pad > 256)
+        throw ModelError("/detect@level_pad", std::to_string(o.level_pad) + " is out of range (0 to 256)");
     if (std::find(std::begin(kFuseNames), std::end(kFuseNames), o.fuse) == std::end(kFuseNames))
         throw ModelError("/detect@fuse", "unknown fusion '" + o.fuse + "' (expected meanshift, nms or none)");
     require_finite(o.nms_iou, "/detect@nms_iou");

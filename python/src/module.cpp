@@ -121,14 +121,14 @@ ImageView padded_view(const ImageView& v, int pad, std::vector<std::uint8_t>& bu
 class PyDetector {
 public:
     PyDetector(const py::object& model, const std::string& backend, std::optional<int> stride, std::optional<double> scale_step,
-               std::optional<double> min_scale, double max_scale, int device, int level_pad)
+               std::optional<double> min_scale, double max_scale, int device, std::optional<int> level_pad)
         : model_(model_from(model)) {
         params_ = detect_params(model_.operating);
         if (stride) params_.stride = *stride;
         if (scale_step) params_.scale_step = *scale_step;
         if (min_scale) params_.min_scale = *min_scale;
         params_.max_scale = max_scale;
-        params_.level_pad = level_pad;
+        if (level_pad) params_.level_pad = *level_pad;
         detector_ = Detector::create(model_, params_, parse_name(kBackendNames, backend, "backend"), device);
     }
 
@@ -370,6 +370,7 @@ PYBIND11_MODULE(cascadekit, m) {
                 d["scale_step"] = decimal_value(o.scale_step);
                 d["min_scale"] = decimal_value(o.min_scale);
                 d["pad"] = decimal_value(o.pad);
+                d["level_pad"] = o.level_pad;
                 d["fuse"] = o.fuse;
                 d["nms_iou"] = decimal_value(o.nms_iou);
                 d["chosen_on"] = o.chosen_on;
@@ -390,9 +391,9 @@ PYBIND11_MODULE(cascadekit, m) {
 
     py::class_<PyDetector>(m, "Detector", "A detector for one model: CPU (TBB) or CUDA backend, the same detections")
         .def(py::init<const py::object&, const std::string&, std::optional<int>, std::optional<double>, std::optional<double>,
-                      double, int, int>(),
+                      double, int, std::optional<int>>(),
              py::arg("model"), py::arg("backend") = "auto", py::arg("stride") = py::none(), py::arg("scale_step") = py::none(),
-             py::arg("min_scale") = py::none(), py::arg("max_scale") = 0.0, py::arg("device") = 0, py::arg("level_pad") = 0,
+             py::arg("min_scale") = py::none(), py::arg("max_scale") = 0.0, py::arg("device") = 0, py::arg("level_pad") = py::none(),
              "model: a path or a Model; backend: 'auto' (CUDA when present), 'cpu' or 'cuda'; stride: window step in level "
              "pixels; scale_step: ratio of pyramid scales; min_scale below 1 upscales; max_scale 0 = no limit. stride, "
              "scale_step and min_scale left None are the model's operating point (Model.operating_point); level_pad: level "

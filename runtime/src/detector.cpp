@@ -15,6 +15,7 @@ DetectParams detect_params(const OperatingPoint& point) {
     p.stride = point.stride;
     p.scale_step = decimal_value(point.scale_step);
     p.min_scale = decimal_value(point.min_scale);
+    p.level_pad = point.level_pad;
     return p;
 }
 

@@ -41,6 +41,7 @@ OperatingPoint calibrated_scan(const CalibrateOptions& o, const CascadeModel& mo
     if (o.pad) p.pad = static_cast<float>(*o.pad);
     if (o.fuse) p.fuse = *o.fuse;
     if (o.nms_iou) p.nms_iou = static_cast<float>(*o.nms_iou);
+    if (o.level_pad) p.level_pad = *o.level_pad;
     return p;
 }
 

@@ -34,7 +34,7 @@ struct DetectOptions {
     // command line (`given`) come from the model's stored operating point.
     struct Given {
         bool stride = false, scale_step = false, min_scale = false, fuse = false, nms_iou = false, threshold = false,
-             pad = false;
+             pad = false, level_pad = false;
     } given;
     // Boxes: the object's box inside each window (the model's object box), or the window itself.
     bool window_boxes = false;
@@ -113,6 +113,7 @@ struct CalibrateOptions {
     // The scan and fusion the threshold is chosen for; unset: the model's current operating point.
     std::optional<int> stride;
     std::optional<double> scale_step, min_scale, pad, nms_iou;
+    std::optional<int> level_pad;
     std::optional<std::string> fuse;
     Backend backend = Backend::Auto;
     int device = 0;

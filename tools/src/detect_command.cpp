@@ -94,7 +94,7 @@ public:
                            {"fuse", to_string(o.fusion.method)}, {"nms_iou", o.fusion.nms_iou},
                            {"sigma_x", o.fusion.sigma_x},       {"sigma_y", o.fusion.sigma_y},
                            {"sigma_s", o.fusion.sigma_s},       {"threshold", o.threshold},
-                           {"min_neighbors", o.min_neighbors},  {"pad", o.pad},
+                           {"min_neighbors", o.min_neighbors},  {"pad", o.pad}, {"level_pad", o.params.level_pad},
                            {"boxes", o.window_boxes ? "window" : "object"}};
         const ObjectBox& b = bulk.model().object_box;
         json_["object_box"] = {decimal_value(b.x), decimal_value(b.y), decimal_value(b.w), decimal_value(b.h)};
@@ -345,6 +345,7 @@ DetectOptions with_operating_point(DetectOptions o, const CascadeModel& model) {
     if (!o.given.nms_iou) o.fusion.nms_iou = decimal_value(p.nms_iou);
     if (!o.given.threshold) o.threshold = decimal_value(p.threshold);
     if (!o.given.pad) o.pad = decimal_value(p.pad);
+    if (!o.given.level_pad) o.params.level_pad = p.level_pad;
     return o;
 }
 

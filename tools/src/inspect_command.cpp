@@ -29,6 +29,7 @@ void print_model(const std::string& path, const CascadeModel& m) {
     std::printf("  operating point: threshold %g, stride %d, scale step %g, min scale %g, pad %g, fuse %s", decimal_value(o.threshold),
                 o.stride, decimal_value(o.scale_step), decimal_value(o.min_scale), decimal_value(o.pad), o.fuse.c_str());
     if (o.fuse == "nms") std::printf(" (IoU %g)", decimal_value(o.nms_iou));
+    if (o.level_pad > 0) std::printf(", level pad %d", o.level_pad);
     std::printf("; %s\n", o.chosen_on.empty() ? "detector defaults (not chosen on data)" : o.chosen_on.c_str());
     std::printf("  %zu stage(s)\n", m.stages.size());
     // Stages are numbered from 1 as in the literature; the file's groups from 000.

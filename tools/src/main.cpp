@@ -128,8 +128,8 @@ int main(int argc, char** argv) {
     detect->add_option("--max-scale", det.params.max_scale, "Largest window scale (0 = no limit)")->capture_default_str();
     detect->add_option("--pad-level", det.params.level_pad,
                        "Level pixels of replicated border on every side of every pyramid level, so that windows reach past "
-                       "the image at every scale (OpenCV's detectMultiScale: 16), 0-256; --pad pads the image once instead")
-        ->capture_default_str();
+                       "the image at every scale (OpenCV's detectMultiScale: 16), 0-256; --pad pads the image once instead "
+                       "(default: the model's operating point)");
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
     add_fusion_options(detect, fuse, det.fusion, true);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
@@ -306,6 +306,7 @@ int main(int argc, char** argv) {
     CalibrateOptions cal;
     int cal_stride = 8;
     double cal_scale_step = 1.2, cal_min_scale = 1, cal_pad = 0, cal_nms_iou = 0.5;
+    int cal_level_pad = 0;
     std::string cal_fuse = "meanshift", cal_backend = "auto";
     auto* calibrate = app.add_subcommand(
         "calibrate", "Choose a model's operating point (score threshold, with its scan and fusion) on annotated images and "
@@ -328,6 +329,7 @@ int main(int argc, char** argv) {
     calibrate->add_option("--scale-step", cal_scale_step, "Ratio between pyramid levels (default: the model's)");
     calibrate->add_option("--min-scale", cal_min_scale, "Smallest window scale, >= 1/16 (default: the model's)");
     calibrate->add_option("--pad", cal_pad, "Replicated border, a share of the image height (default: the model's)");
+    calibrate->add_option("--pad-level", cal_level_pad, "Border around every pyramid level, level pixels (default: the model's)");
     calibrate->add_option("--fuse", cal_fuse, "Fusion: meanshift, nms or none (default: the model's)")
         ->check(choices({"meanshift", "nms", "none"}));
     calibrate->add_option("--nms-iou", cal_nms_iou, "IoU above which NMS drops the weaker box (default: the model's)");
@@ -402,7 +404,7 @@ int main(int argc, char** argv) {
         auto given = [&](const char* name) { return detect->get_option(name)->count() > 0; };
         det.given = {given("--stride"),  given("--scale-step"), given("--min-scale") || given("--upscale") || given("--min-size"),
                      given("--fuse"),    given("--nms-iou"),    given("--threshold"),
-                     given("--pad")};
+                     given("--pad"), given("--pad-level")};
         return run_detect(det);
     }
     if (crop_cmd->parsed()) {
@@ -423,6 +425,7 @@ int main(int argc, char** argv) {
         if (given("--pad")) cal.pad = cal_pad;
         if (given("--fuse")) cal.fuse = cal_fuse;
         if (given("--nms-iou")) cal.nms_iou = cal_nms_iou;
+        if (given("--pad-level")) cal.level_pad = cal_level_pad;
         parse_backend(cal_backend, cal.backend);
         return run_calibrate(cal);
     }

@@ -118,6 +118,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("detect.scale_step", scale_step);
     r.get("detect.min_scale", min_scale);
     r.get("detect.pad", pad);
+    r.get("detect.level_pad", op.level_pad);
     r.get("detect.fuse", op.fuse);
     r.get("detect.nms_iou", nms_iou);
     r.get("detect.fppi", c.detect.fppi);

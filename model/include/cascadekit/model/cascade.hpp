@@ -59,6 +59,7 @@ struct OperatingPoint {
     float scale_step = 1.2f;   // ratio between pyramid levels
     float min_scale = 1;       // smallest window scale (< 1 upscales)
     float pad = 0;             // replicated border on every side, a share of the image height
+    std::int32_t level_pad = 0;  // level pixels of replicated border around every pyramid level
     std::string fuse = "meanshift";  // kFuseNames
     float nms_iou = 0.5f;      // with fuse nms
     std::string chosen_on;     // how the point was chosen (data, target), for people reading the file
@@ -95,7 +96,8 @@ inline constexpr float kMaxHysClip = 1.0f;  // components of a unit vector never
 // rectangles inside the window in 64-bit arithmetic, values finite and bounded). Throws
 // ModelError on the first violation. The object box lies inside the window with positive sides;
 // the operating point's values are finite and in the detector's ranges (threshold |t| ≤ 1e6,
-// stride 1–256, scale step 1.01–10, min scale 1/16–64, pad 0–1, a fusion name, IoU in (0, 1]).
+// stride 1–256, scale step 1.01–10, min scale 1/16–64, pad 0–1, level pad 0–256, a fusion name,
+// IoU in (0, 1]).
 void validate_model(const CascadeModel& model);
 // The object box and operating point checks of validate_model alone (paths /detect/…).
 void validate_detect_settings(const ObjectBox& box, const OperatingPoint& point);
