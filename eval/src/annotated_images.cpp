@@ -147,12 +147,15 @@ std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<An
     return std::make_unique<ListImages>(std::move(name), std::move(images));
 }
 
+std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedFile> files) {
+    std::vector<AnnotatedImage> images;
+    for (AnnotatedFile& f : files) images.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
+    return annotated_list(std::move(name), std::move(images));
+}
+
 std::unique_ptr<AnnotatedImages> annotation_file_images(const fs::path& path, AnnotationFormat format,
                                                         const AnnotationOptions& options, std::string name) {
-    std::vector<AnnotatedImage> images;
-    for (AnnotatedFile& f : read_annotations(path, format, options))
-        images.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
-    return annotated_list(std::move(name), std::move(images));
+    return annotated_list(std::move(name), read_annotations(path, format, options));
 }
 
 std::vector<Box> read_pascal_annotation(const std::string& file) {

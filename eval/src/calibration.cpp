@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cascadekit/eval/protocols.hpp"
+#include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 
 namespace cascadekit {
@@ -52,6 +53,7 @@ CalibrationReport calibrate(CascadeModel& model, const AnnotatedImages& set, con
                                                       " per image (boxes scoring alike; try another fusion or a larger FPPI)"));
     point.threshold = float_at_most(t);
     CalibrationReport r;
+    r.threshold = point.threshold;
     r.chosen_on = choose.size();
     r.checked_on = check.size();
     r.on_choose = point_at(choose, point.threshold, match);
@@ -64,12 +66,13 @@ CalibrationReport calibrate(CascadeModel& model, const AnnotatedImages& set, con
     return r;
 }
 
-CalibrationReport calibrate(CascadeModel& model, std::vector<AnnotatedFile> files, const std::string& name,
-                            const ImageLoader& loader, const CalibrationOptions& options) {
-    std::vector<AnnotatedImage> listed;
-    for (AnnotatedFile& f : files) listed.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
-    const auto set = annotated_list(name, std::move(listed));
-    return calibrate(model, *set, name, loader, options);
+CalibrationReport calibrate_model_file(const std::filesystem::path& model_file, std::vector<AnnotatedFile> files,
+                                      const std::string& name, const ImageLoader& loader, const CalibrationOptions& options) {
+    CascadeModel model = load_model(model_file);
+    const auto set = annotated_list(name, std::move(files));
+    const CalibrationReport r = calibrate(model, *set, name, loader, options);
+    save_model(model, model_file);
+    return r;
 }
 
 }  // namespace cascadekit

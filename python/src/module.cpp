@@ -238,24 +238,22 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
         std::vector<AnnotatedFile> held = held_out_annotations(cfg, tools::data_root());
         if (held.size() >= 2) {
             std::string error;
-            CascadeModel model;
             CalibrationReport r;
             {
                 py::gil_scoped_release unlocked;
                 try {
-                    model = load_model(out);
                     CalibrationOptions co;
                     co.fppi = cfg.detect.fppi;
                     co.bulk.backend = cfg.mining.backend;
-                    r = calibrate(model, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(),
-                                  tools::load_gray, co);
-                    save_model(model, out);
+                    r = calibrate_model_file(out, std::move(held),
+                                             "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(),
+                                             tools::load_gray, co);
                 } catch (const std::exception& e) {  // the trained model stands; only its threshold is missing
                     error = e.what();
                 }
             }
             if (error.empty()) {
-                d["threshold"] = decimal_value(model.operating.threshold);
+                d["threshold"] = decimal_value(r.threshold);
                 d["held_out_fppi"] = r.on_check.fp;
                 d["held_out_miss_rate"] = r.on_check.miss_rate;
             } else {

@@ -22,10 +22,7 @@
 
 namespace cascadekit::tools {
 
-namespace {
 namespace fs = std::filesystem;
-
-}  // namespace
 
 void print_calibration(const CalibrationReport& r) {
     std::printf("  chosen on %zu images: FPPI %.3f, miss rate %.3f\n", r.chosen_on, r.on_choose.fp, r.on_choose.miss_rate);
@@ -33,15 +30,18 @@ void print_calibration(const CalibrationReport& r) {
                 r.on_check.fp, r.on_check.miss_rate, r.check_log_average_miss_rate);
 }
 
-OperatingPoint calibrated_scan(const CalibrateOptions& o, const CascadeModel& model) {
-    OperatingPoint p = model.operating;
+OperatingPoint overridden(OperatingPoint p, const PointOverrides& o) {
+    auto set = [](float& field, const std::optional<double>& v) {
+        if (v) field = static_cast<float>(*v);
+    };
+    set(p.threshold, o.threshold);
+    set(p.scale_step, o.scale_step);
+    set(p.min_scale, o.min_scale);
+    set(p.pad, o.pad);
+    set(p.nms_iou, o.nms_iou);
     if (o.stride) p.stride = *o.stride;
-    if (o.scale_step) p.scale_step = static_cast<float>(*o.scale_step);
-    if (o.min_scale) p.min_scale = static_cast<float>(*o.min_scale);
-    if (o.pad) p.pad = static_cast<float>(*o.pad);
-    if (o.fuse) p.fuse = *o.fuse;
-    if (o.nms_iou) p.nms_iou = static_cast<float>(*o.nms_iou);
     if (o.level_pad) p.level_pad = *o.level_pad;
+    if (o.fuse) p.fuse = *o.fuse;
     return p;
 }
 
@@ -51,8 +51,7 @@ int run_calibrate(const CalibrateOptions& o) {
             throw std::runtime_error("give the images to calibrate on: --annotations FILE (VOC, COCO, dlib or OpenCV) or --faces");
         if (!(o.fppi > 0) || !std::isfinite(o.fppi)) throw std::runtime_error("--fppi must be a positive number");
         CascadeModel model = load_model(o.model);
-        OperatingPoint point = calibrated_scan(o, model);
-        model.operating = point;
+        model.operating = overridden(model.operating, o.point);
         validate_model(model);  // the scan given on the command line, in the stored ranges
 
         std::unique_ptr<AnnotatedImages> set;
@@ -62,23 +61,19 @@ int run_calibrate(const CalibrateOptions& o) {
             what = set->name() + " (face points rule)";
         } else {
             AnnotatedSet read = read_annotated_set(o.annotations, o.format, o.object_class, o.images);
-            std::vector<AnnotatedImage> listed;
-            for (AnnotatedFile& f : read.images) listed.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
-            set = annotated_list(fs::path(o.annotations).filename().string(), std::move(listed));
+            set = annotated_list(fs::path(o.annotations).filename().string(), std::move(read.images));
             what = set->name() + (o.object_class.empty() ? "" : " (class " + o.object_class + ")") + " (IoU >= 0.5)";
         }
         check_writable_file(o.out);
-        spdlog::info("scanning {} images of {} (stride {}, scale step {}, min scale {}, pad {}, fuse {})", set->size(), set->name(),
-                     point.stride, decimal_value(point.scale_step), decimal_value(point.min_scale), decimal_value(point.pad),
-                     point.fuse);
+        spdlog::info("scanning {} images of {}", set->size(), set->name());
         CalibrationOptions co;
         co.fppi = o.fppi;
         co.face_points = o.faces;
         co.bulk.backend = o.backend;
         co.bulk.device = o.device;
         const CalibrationReport rep = calibrate(model, *set, what, load_gray, co);
-        point = model.operating;
         save_model(model, o.out);
+        const OperatingPoint& point = model.operating;
         std::printf("%s: threshold %.6g (stride %d, scale step %g, min scale %g, pad %g, fuse %s)\n", o.out.c_str(),
                     decimal_value(point.threshold), point.stride, decimal_value(point.scale_step),
                     decimal_value(point.min_scale), decimal_value(point.pad), point.fuse.c_str());

@@ -17,6 +17,15 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFatal = 1;
 inline constexpr int kExitSomeInputsFailed = 2;
 
+// Operating-point values given on the command line (detect, calibrate): each replaces the
+// model's own (CascadeModel::operating); the others stay the model's.
+struct PointOverrides {
+    std::optional<double> threshold, scale_step, min_scale, pad, nms_iou;
+    std::optional<int> stride, level_pad;
+    std::optional<std::string> fuse;
+};
+OperatingPoint overridden(OperatingPoint point, const PointOverrides& given);
+
 struct DetectOptions {
     std::string model;
     std::vector<std::string> inputs;
@@ -30,12 +39,9 @@ struct DetectOptions {
     // Operating point: fused boxes scoring below `threshold` are dropped, and those standing for
     // min_neighbors or fewer other windows (OpenCV's minNeighbors); min_size / max_size (window
     // height in input pixels, 0 = none) set the scan's smallest and largest window scale.
-    // Stride, scale step, smallest scale, fusion, NMS IoU, threshold and pad not given on the
-    // command line (`given`) come from the model's stored operating point.
-    struct Given {
-        bool stride = false, scale_step = false, min_scale = false, fuse = false, nms_iou = false, threshold = false,
-             pad = false, level_pad = false;
-    } given;
+    // run_detect fills params (but max_scale), fusion's method and IoU, threshold and pad from the
+    // model's stored operating point with `point` (what the command line gave) replacing its values.
+    PointOverrides point;
     // Boxes: the object's box inside each window (the model's object box), or the window itself.
     bool window_boxes = false;
     double threshold = 0;
@@ -111,18 +117,14 @@ struct CalibrateOptions {
     std::string cmu_mit;                                             // default $CASCADEKIT_DATA/Faces/cmu-mit
     double fppi = 0.1;  // the threshold keeps at most this many false positives per image
     // The scan and fusion the threshold is chosen for; unset: the model's current operating point.
-    std::optional<int> stride;
-    std::optional<double> scale_step, min_scale, pad, nms_iou;
-    std::optional<int> level_pad;
-    std::optional<std::string> fuse;
+    PointOverrides point;
     Backend backend = Backend::Auto;
     int device = 0;
 };
 int run_calibrate(const CalibrateOptions& options);
 // Prints a calibration's figures on its two halves (calibrate and train).
 void print_calibration(const CalibrationReport& report);
-// The model's operating point with the scan and fusion options given replacing its own.
-OperatingPoint calibrated_scan(const CalibrateOptions& options, const CascadeModel& model);
+
 
 struct InspectOptions {
     std::string model;  // empty with pool set

@@ -335,17 +335,17 @@ void prepare_outputs(const DetectOptions& o) {
     }
 }
 
-// The options with what the command line left open taken from the model's operating point.
+// The scan, fusion, threshold and pad: the model's operating point, with what the command line gave.
 DetectOptions with_operating_point(DetectOptions o, const CascadeModel& model) {
-    const OperatingPoint& p = model.operating;
-    if (!o.given.stride) o.params.stride = p.stride;
-    if (!o.given.scale_step) o.params.scale_step = detect_params(p).scale_step;
-    if (!o.given.min_scale) o.params.min_scale = detect_params(p).min_scale;
-    if (!o.given.fuse) o.fusion.method = fusion_params(p).method;
-    if (!o.given.nms_iou) o.fusion.nms_iou = decimal_value(p.nms_iou);
-    if (!o.given.threshold) o.threshold = decimal_value(p.threshold);
-    if (!o.given.pad) o.pad = decimal_value(p.pad);
-    if (!o.given.level_pad) o.params.level_pad = p.level_pad;
+    const OperatingPoint p = overridden(model.operating, o.point);
+    const double max_scale = o.params.max_scale;
+    o.params = detect_params(p);
+    o.params.max_scale = max_scale;
+    const FusionParams f = fusion_params(p);
+    o.fusion.method = f.method;
+    o.fusion.nms_iou = f.nms_iou;
+    o.threshold = decimal_value(p.threshold);
+    o.pad = decimal_value(p.pad);
     return o;
 }
 

@@ -305,9 +305,7 @@ int run_eval(const EvalOptions& o) {
         if (!o.annotations.empty()) {
             AnnotatedSet read = read_annotated_set(o.annotations, o.format, o.object_class, o.images);
             const AnnotationFormat format = read.format;
-            std::vector<AnnotatedImage> listed;
-            for (AnnotatedFile& f : read.images) listed.push_back({std::move(f.image), std::move(f.objects), std::move(f.ignore), {}});
-            const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(listed));
+            const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(read.images));
             std::vector<ImageTruth> truth;
             if (model) {
                 truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, box_rule(o.box, *model));

@@ -74,6 +74,39 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
 // CLI11 check: a choice from a fixed list.
 CLI::IsMember choices(std::vector<std::string> v) { return CLI::IsMember(std::move(v)); }
 
+// --format, --class and --images: how crop, eval and calibrate read an annotated set.
+void add_annotation_set_options(CLI::App* app, std::string& format, std::string& object_class, std::string& images,
+                                const std::string& prefix) {
+    app->add_option("--format", format, prefix + "format: auto (by the file), voc, coco, dlib, opencv")
+        ->check(choices({"auto", "voc", "coco", "dlib", "opencv"}))->capture_default_str();
+    app->add_option("--class", object_class, prefix + "only objects of this class (VOC name, COCO category, dlib label)");
+    app->add_option("--images", images, prefix + "the folder the image names are relative to (default: the format's)");
+}
+
+// The operating-point options an app was given (detect, calibrate), from the values CLI11 bound
+// them to; a null field is an option the app does not have.
+struct PointValues {
+    double* threshold;
+    int* stride;
+    double *scale_step, *min_scale, *pad;
+    int* level_pad;
+    std::string* fuse;
+    double* nms_iou;
+};
+cascadekit::tools::PointOverrides given_point(CLI::App* app, const PointValues& v) {
+    cascadekit::tools::PointOverrides o;
+    auto given = [&](const char* name) { return app->get_option(name)->count() > 0; };
+    if (v.threshold && given("--threshold")) o.threshold = *v.threshold;
+    if (given("--stride")) o.stride = *v.stride;
+    if (given("--scale-step")) o.scale_step = *v.scale_step;
+    if (given("--min-scale")) o.min_scale = *v.min_scale;
+    if (given("--pad")) o.pad = *v.pad;
+    if (given("--pad-level")) o.level_pad = *v.level_pad;
+    if (given("--fuse")) o.fuse = *v.fuse;
+    if (given("--nms-iou")) o.nms_iou = *v.nms_iou;
+    return o;
+}
+
 // Fusion options shared by detect and eval, so both fuse windows the same way by default.
 // from_model: detect, whose --fuse and --nms-iou default to the model's operating point.
 void add_fusion_options(CLI::App* app, std::string& fuse, cascadekit::FusionParams& fusion, bool from_model = false) {
@@ -178,10 +211,7 @@ int main(int argc, char** argv) {
     std::vector<double> crop_object;
     auto* crop_cmd = app.add_subcommand("crop", "Cut training positives from an annotated set (VOC, COCO, dlib, OpenCV) as PNGs");
     crop_cmd->add_option("--annotations", crop.annotations, "Annotation file or VOC folder")->required();
-    crop_cmd->add_option("--format", crop.format, "auto (by the file), voc, coco, dlib, opencv")
-        ->check(choices({"auto", "voc", "coco", "dlib", "opencv"}))->capture_default_str();
-    crop_cmd->add_option("--class", crop.object_class, "Only objects of this class");
-    crop_cmd->add_option("--images", crop.images, "The folder the image names are relative to (default: the format's)");
+    add_annotation_set_options(crop_cmd, crop.format, crop.object_class, crop.images, "");
     crop_cmd->add_option("--out", crop.out, "Folder to write the crops into (NAME-K.png)")->required();
     crop_cmd->add_option("--window", crop_window, "Window size WxH of the crops (the model's window)")->capture_default_str();
     crop_cmd->add_option("--object-box", crop_object,
@@ -261,10 +291,7 @@ int main(int argc, char** argv) {
                      "An annotated set to detect on and score: a PASCAL VOC XML file or folder, a COCO JSON, a dlib imglab XML "
                      "or an opencv_annotation text file; prints the log-average miss rate, the miss rate at 0.1 and 1 FPPI, AP "
                      "at IoU 0.5 (COCO's 101-point interpolation) and the detection rate at 10, 50 and 100 false positives");
-    eval->add_option("--format", ev.format, "--annotations format: auto (by the file), voc, coco, dlib, opencv")
-        ->check(choices({"auto", "voc", "coco", "dlib", "opencv"}))->capture_default_str();
-    eval->add_option("--class", ev.object_class, "--annotations: only objects of this class (VOC name, COCO category, dlib label)");
-    eval->add_option("--images", ev.images, "--annotations: the folder the image names are relative to (default: the format's)");
+    add_annotation_set_options(eval, ev.format, ev.object_class, ev.images, "--annotations: ");
     eval->add_option("--curve", ev.curve, "--annotations: write the miss rate vs FPPI curve to this CSV");
     eval->add_option("--plot", ev.plot,
                      "--annotations: draw miss rate vs FPPI (log-log) into this PNG, named by --label and the set, with "
@@ -317,10 +344,7 @@ int main(int argc, char** argv) {
                           "Annotated images held out from training: a PASCAL VOC XML file or folder, a COCO JSON, a dlib imglab "
                           "XML or an opencv_annotation text file; detections match objects at IoU >= 0.5 with the model's object "
                           "box. The threshold is chosen on the 1st, 3rd, … image and checked on the others");
-    calibrate->add_option("--format", cal.format, "--annotations format: auto (by the file), voc, coco, dlib, opencv")
-        ->check(choices({"auto", "voc", "coco", "dlib", "opencv"}))->capture_default_str();
-    calibrate->add_option("--class", cal.object_class, "--annotations: only objects of this class");
-    calibrate->add_option("--images", cal.images, "--annotations: the folder the image names are relative to");
+    add_annotation_set_options(calibrate, cal.format, cal.object_class, cal.images, "--annotations: ");
     calibrate->add_flag("--faces", cal.faces, "Calibrate on CMU+MIT's frontal faces (matched by their eye and mouth points)");
     calibrate->add_option("--cmu-mit", cal.cmu_mit, "--faces: the CMU+MIT folder (default $CASCADEKIT_DATA/Faces/cmu-mit)");
     calibrate->add_option("--fppi", cal.fppi, "Target false positives per image: the loosest threshold keeping at most this many")
@@ -401,10 +425,9 @@ int main(int argc, char** argv) {
         parse_fusion(fuse, det.fusion.method);
         parse_backend(backend, det.backend);
         if (upscale > 0.0) det.params.min_scale = 1.0 / upscale;
-        auto given = [&](const char* name) { return detect->get_option(name)->count() > 0; };
-        det.given = {given("--stride"),  given("--scale-step"), given("--min-scale") || given("--upscale") || given("--min-size"),
-                     given("--fuse"),    given("--nms-iou"),    given("--threshold"),
-                     given("--pad"), given("--pad-level")};
+        det.point = given_point(detect, {&det.threshold, &det.params.stride, &det.params.scale_step, &det.params.min_scale,
+                                         &det.pad, &det.params.level_pad, &fuse, &det.fusion.nms_iou});
+        if (upscale > 0.0) det.point.min_scale = det.params.min_scale;  // --min-size: run_detect, in the model's window
         return run_detect(det);
     }
     if (crop_cmd->parsed()) {
@@ -418,14 +441,8 @@ int main(int argc, char** argv) {
     if (inspect->parsed()) return run_inspect(insp);
     if (convert->parsed()) return run_convert(conv);
     if (calibrate->parsed()) {
-        auto given = [&](const char* name) { return calibrate->get_option(name)->count() > 0; };
-        if (given("--stride")) cal.stride = cal_stride;
-        if (given("--scale-step")) cal.scale_step = cal_scale_step;
-        if (given("--min-scale")) cal.min_scale = cal_min_scale;
-        if (given("--pad")) cal.pad = cal_pad;
-        if (given("--fuse")) cal.fuse = cal_fuse;
-        if (given("--nms-iou")) cal.nms_iou = cal_nms_iou;
-        if (given("--pad-level")) cal.level_pad = cal_level_pad;
+        cal.point = given_point(calibrate, {nullptr, &cal_stride, &cal_scale_step, &cal_min_scale, &cal_pad, &cal_level_pad,
+                                            &cal_fuse, &cal_nms_iou});
         parse_backend(cal_backend, cal.backend);
         return run_calibrate(cal);
     }

@@ -52,15 +52,13 @@ void calibrate_on_held_out(const TrainConfig& cfg, const TrainCommandOptions& o)
                      o.out, held.size());
         return;
     }
-    CascadeModel model = load_model(o.out);
     CalibrationOptions co;
     co.fppi = cfg.detect.fppi;
     co.bulk.backend = cfg.mining.backend;
     spdlog::info("choosing the threshold for {} false positives per image on the {} held-out images", cfg.detect.fppi, held.size());
-    const CalibrationReport r = calibrate(model, std::move(held),
-                                          "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), load_gray, co);
-    save_model(model, o.out);
-    std::printf("%s: threshold %.6g chosen on held-out images\n", o.out.c_str(), decimal_value(model.operating.threshold));
+    const CalibrationReport r = calibrate_model_file(
+        o.out, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), load_gray, co);
+    std::printf("%s: threshold %.6g chosen on held-out images\n", o.out.c_str(), decimal_value(r.threshold));
     print_calibration(r);
 }
 }  // namespace

@@ -61,6 +61,8 @@ std::unique_ptr<AnnotatedImages> annotation_file_images(const std::filesystem::p
 
 // An explicit list (e.g. held-out negative images: no boxes).
 std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedImage> images);
+// The same from a labelling tool's files as io/annotations.hpp reads them (no face points).
+std::unique_ptr<AnnotatedImages> annotated_list(std::string name, std::vector<AnnotatedFile> files);
 
 // Parses a PASCAL v1.00 annotation file's "Bounding box for object N ... (Xmin, Ymin) -
 // (Xmax, Ymax)" lines into boxes (pixel corners; w = Xmax − Xmin + 1). Throws std::runtime_error.

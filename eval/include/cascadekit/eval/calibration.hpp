@@ -23,6 +23,7 @@ struct CalibrationReport {
     std::size_t chosen_on = 0, checked_on = 0;  // images of each half
     CurvePoint on_choose, on_check;             // FPPI and miss rate at the chosen threshold
     double check_log_average_miss_rate = 0;     // the check half's whole curve
+    float threshold = 0;                        // the threshold chosen (stored in the model)
 };
 
 // Sets model.operating.threshold (the largest float not above the chosen score) and its
@@ -31,9 +32,10 @@ struct CalibrationReport {
 CalibrationReport calibrate(CascadeModel& model, const AnnotatedImages& set, const std::string& set_description,
                             const ImageLoader& loader, const CalibrationOptions& options = {});
 
-// calibrate() on annotated files (io/annotations.hpp), the set named `name`: what `cascade train`
-// and the Python module's train() run on a finished model's held-out annotated images.
-CalibrationReport calibrate(CascadeModel& model, std::vector<AnnotatedFile> files, const std::string& name,
-                            const ImageLoader& loader, const CalibrationOptions& options = {});
+// calibrate() on a model file, in place, with annotated files (io/annotations.hpp) named `name`:
+// what `cascade train` and the Python module's train() run on a finished model's held-out
+// annotated images. The report's threshold is in CalibrationReport::threshold.
+CalibrationReport calibrate_model_file(const std::filesystem::path& model_file, std::vector<AnnotatedFile> files,
+                                      const std::string& name, const ImageLoader& loader, const CalibrationOptions& options = {});
 
 }  // namespace cascadekit
