@@ -151,17 +151,26 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
     std::mutex m;
     std::string first_error;
     std::size_t first_index = crops.size();
-    tbb::parallel_for(std::size_t{0}, crops.size(), [&](std::size_t i) {
+    // Each file decoded once: an annotated image gives a crop per object, and flips repeat files.
+    std::map<std::filesystem::path, std::vector<std::size_t>> by_file;
+    for (std::size_t i = 0; i < crops.size(); ++i) by_file[crops[i].path].push_back(i);
+    const std::vector<std::pair<std::filesystem::path, std::vector<std::size_t>>> files(by_file.begin(), by_file.end());
+    tbb::parallel_for(std::size_t{0}, files.size(), [&](std::size_t f) {
+        const std::vector<std::size_t>& indices = files[f].second;
+        std::size_t i = indices.front();
         try {
-            GrayImage g = loader(crops[i].path);
-            if (crops[i].width > 0) g = cut_region(g, crops[i].region, crops[i].width, crops[i].height);
-            if (g.width < ww || g.height < wh)
-                throw TrainError(crops[i].path.string() + ": crop " + std::to_string(g.width) + "x" +
-                                 std::to_string(g.height) + " is smaller than the " + std::to_string(ww) + "x" +
-                                 std::to_string(wh) + " window");
-            if (crops[i].flip)
-                for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
-            out[i] = std::move(g);
+            const GrayImage image = loader(files[f].first);
+            for (std::size_t k : indices) {
+                i = k;
+                GrayImage g = crops[i].width > 0 ? cut_region(image, crops[i].region, crops[i].width, crops[i].height) : image;
+                if (g.width < ww || g.height < wh)
+                    throw TrainError(crops[i].path.string() + ": crop " + std::to_string(g.width) + "x" +
+                                     std::to_string(g.height) + " is smaller than the " + std::to_string(ww) + "x" +
+                                     std::to_string(wh) + " window");
+                if (crops[i].flip)
+                    for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
+                out[i] = std::move(g);
+            }
         } catch (const std::exception& e) {
             std::lock_guard lock(m);
             if (i < first_index) first_index = i, first_error = e.what();
