@@ -191,37 +191,26 @@ TEST_F(ModelFile, SchemaThreeWithoutDetectGroupIsRefused) {
 }
 
 TEST_F(ModelFile, BadOperatingPointValuesAreNamed) {
-    edit(path_, [](hid_t f) {
-        hid_t g = H5Gopen2(f, "/detect", H5P_DEFAULT);
-        set_float_attr(g, "threshold", std::numeric_limits<float>::quiet_NaN());
-        H5Gclose(g);
-    });
+    // A fresh file with one /detect attribute changed.
+    auto with_detect = [&](const std::function<void(hid_t)>& change) {
+        save_model(full_model(), path_);
+        edit(path_, [&](hid_t f) {
+            hid_t g = H5Gopen2(f, "/detect", H5P_DEFAULT);
+            change(g);
+            H5Gclose(g);
+        });
+    };
+    with_detect([](hid_t g) { set_float_attr(g, "threshold", std::numeric_limits<float>::quiet_NaN()); });
     expect_error("/detect@threshold", "not finite");
-    save_model(full_model(), path_);
-    edit(path_, [](hid_t f) {
-        hid_t g = H5Gopen2(f, "/detect", H5P_DEFAULT);
-        set_string_attr(g, "fuse", "average");
-        H5Gclose(g);
-    });
+    with_detect([](hid_t g) { set_string_attr(g, "fuse", "average"); });
     expect_error("/detect@fuse", "unknown fusion 'average'");
-    save_model(full_model(), path_);
-    edit(path_, [](hid_t f) {
-        hid_t g = H5Gopen2(f, "/detect", H5P_DEFAULT);
-        set_int_attr(g, "stride", 0);
-        H5Gclose(g);
-    });
+    with_detect([](hid_t g) { set_int_attr(g, "stride", 0); });
     expect_error("/detect@stride", "out of range (1 to 256)");
-    save_model(full_model(), path_);
-    edit(path_, [](hid_t f) {
-        hid_t g = H5Gopen2(f, "/detect", H5P_DEFAULT);
-        set_int_attr(g, "level_pad", 300);
-        H5Gclose(g);
-    });
+    with_detect([](hid_t g) { set_int_attr(g, "level_pad", 300); });
     expect_error("/detect@level_pad", "out of range (0 to 256)");
-    save_model(full_model(), path_);
-    edit(path_, [](hid_t f) {
+    with_detect([](hid_t g) {
         const float box[4] = {0.7f, 0, 1, 1};  // x 0.7 + w 1 > 1
-        hid_t d = H5Dopen2(f, "/detect/object_box", H5P_DEFAULT);
+        hid_t d = H5Dopen2(g, "object_box", H5P_DEFAULT);
         H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, box);
         H5Dclose(d);
     });
