@@ -203,6 +203,22 @@ TEST(Cli, BenchFeaturesWritesATable) {
     EXPECT_EQ(cascade("bench features --sizes 12 --repeats 1", dir).code, 1);
 }
 
+TEST(Cli, BenchDetectScalingTable) {
+    const fs::path dir = scratch_dir("bench_detect");
+    const std::string model = (source_dir() / "experiments" / "models" / "faces-lbp.h5").string();
+    const CommandResult r = cascade("bench detect --backend cpu --model " + q(model) +
+                                        " --sizes 160x120 --scale-steps 1.2 --strides 2 --cpu-repeats 1 --cpu-threads 1,2 --out " +
+                                        q(dir / "bench.md"),
+                                    dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string md = slurp(dir / "bench.md");
+    EXPECT_NE(md.find("## CPU scaling"), std::string::npos) << md;
+    EXPECT_NE(md.find("| 160x120 | ×1.2 | 2 | 1 | "), std::string::npos) << md;
+    EXPECT_NE(md.find("| 160x120 | ×1.2 | 2 | 2 | "), std::string::npos) << md;
+    EXPECT_NE(md.find(" | 1.00× | 100 % |"), std::string::npos) << md;
+    EXPECT_EQ(cascade("bench detect --backend cpu --model " + q(model) + " --cpu-threads 0", dir).code, 1);
+}
+
 TEST(Cli, TrainResumeInspectAndEvaluate) {
     const fs::path dir = scratch_dir("cli_train");
     write_bar_training_lists(dir);

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <set>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "cascadekit/features/block.hpp"
 #include "cascadekit/features/block_pool.hpp"
@@ -385,6 +387,23 @@ TEST(BlockPool, DalalTriggsHas105FixedBlocks) {
     EXPECT_THROW(make_block_pool("nope", 64, 128), std::invalid_argument);
 }
 
+TEST(BlockPool, SmallerBlocksForSmallWindows) {
+    // A 24×24 face window has 44 blocks of side >= 12; from side 8 on, 131 (the 44 among them).
+    const auto zhu12 = make_block_pool("zhu", 24, 24);
+    const auto zhu8 = make_block_pool("zhu", 24, 24, 8);
+    EXPECT_EQ(zhu12.size(), 44u);
+    ASSERT_EQ(zhu8.size(), 131u);
+    EXPECT_EQ(zhu8.front(), (Rect{0, 0, 8, 8}));
+    for (const Rect& r : zhu8) {
+        EXPECT_GE(std::min(r.w, r.h), 8);
+        EXPECT_LE(r.x + r.w, 24);
+        EXPECT_LE(r.y + r.h, 24);
+    }
+    for (const Rect& r : zhu12) EXPECT_NE(std::find(zhu8.begin(), zhu8.end(), r), zhu8.end());
+    EXPECT_THROW(make_block_pool("zhu", 24, 24, 7), std::invalid_argument);
+    EXPECT_THROW(make_block_pool("zhu", 24, 24, 2), std::invalid_argument);
+}
+
 // ---- LBP ----------------------------------------------------------------------------------
 TEST(Lbp, EveryGridOfASmallImageMatchesReference) {
     const GrayImage img = random_image(24, 21, 11);
@@ -418,6 +437,39 @@ TEST(Lbp, ConstantAndExtremeImages) {
     const GrayImage white = constant_image(4200, 4100, 255);
     ii.compute(white);
     EXPECT_EQ(ii.rect_sum({4000, 4000, 100, 100}), 255u * 10000u);
+}
+
+TEST(IntegralImageTest, BandsInParallelEqualAPlainReference) {
+    // Tall enough for many 64-row bands, with a last band that is not full; the same table from
+    // one thread (one pass) and from an arena of 4 (bands, then their offsets).
+    const GrayImage img = random_image(131, 777, 5);
+    std::vector<std::uint64_t> ref(static_cast<std::size_t>(132) * 778, 0);
+    for (int y = 0; y < 777; ++y)
+        for (int x = 0; x < 131; ++x)
+            ref[static_cast<std::size_t>(y + 1) * 132 + x + 1] = img.at(x, y) + ref[static_cast<std::size_t>(y) * 132 + x + 1] +
+                                                                 ref[static_cast<std::size_t>(y + 1) * 132 + x] -
+                                                                 ref[static_cast<std::size_t>(y) * 132 + x];
+    auto check = [&](const IntegralImage& ii) {
+        for (int y = 0; y <= 777; ++y)
+            for (int x = 0; x <= 131; ++x)
+                ASSERT_EQ(ii.at(x, y), static_cast<std::uint32_t>(ref[static_cast<std::size_t>(y) * 132 + x])) << x << "," << y;
+    };
+    IntegralImage one, four;
+    {
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+        one.compute(img);
+    }
+    tbb::task_arena(4).execute([&] { four.compute(img); });
+    check(one);
+    check(four);
+    // Reused storage: a smaller image next gives its own table, not the old one's rows.
+    four.compute(random_image(20, 150, 6));
+    EXPECT_EQ(four.rect_sum({0, 0, 20, 150}), [] {
+        const GrayImage g = random_image(20, 150, 6);
+        std::uint32_t s = 0;
+        for (auto p : g.pixels) s += p;
+        return s;
+    }());
 }
 
 // ---- pyramids -----------------------------------------------------------------------------

@@ -281,7 +281,10 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"mining: {min_scale: 1.5}", "x.yaml: mining.min_scale: must be in [1/16, 1]"},
         {"data: {jitter_copies: 17}", "x.yaml: data.jitter_copies: must be in [0, 16]"},
         {"data: {jitter_rotate: -1}", "x.yaml: data.jitter_rotate: must be in [0, 45] degrees"},
+        {"boosting: {min_block: 7}", "x.yaml: boosting.min_block: must be an even number of pixels"},
+        {"window: {width: 24, height: 24}\nboosting: {min_block: 26}", "x.yaml: boosting.min_block: must be an even number"},
     };
+    EXPECT_EQ(parse_train_config("window: {width: 24, height: 24}\nboosting: {min_block: 8}", "x.yaml").boosting.min_block, 8);
     for (const auto& [text, message] : cases) {
         try {
             parse_train_config(text, "x.yaml");

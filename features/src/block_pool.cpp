@@ -18,10 +18,12 @@ void add_positions(std::vector<Rect>& pool, int w, int h, int step, int win_w, i
 
 std::vector<std::string_view> block_pool_names() { return {"zhu", "dalal-triggs"}; }
 
-std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h) {
+std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h, int min_side) {
     std::vector<Rect> pool;
     if (name == "zhu") {
-        constexpr int kMinSide = 12;
+        if (min_side < 4 || min_side % 2 != 0)
+            throw std::invalid_argument("block pool 'zhu': the smallest block side must be even and >= 4, not " + std::to_string(min_side));
+        const int kMinSide = min_side;
         for (int s = kMinSide; s <= win_w && s <= win_h; s += 2) add_positions(pool, s, s, zhu_step(s), win_w, win_h);
         for (int w = kMinSide; w <= win_w && 2 * w <= win_h; w += 2) add_positions(pool, w, 2 * w, zhu_step(w), win_w, win_h);
         for (int h = kMinSide; 2 * h <= win_w && h <= win_h; h += 2) add_positions(pool, 2 * h, h, zhu_step(h), win_w, win_h);

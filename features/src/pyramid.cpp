@@ -4,8 +4,16 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
 
 namespace cascadekit {
+
+namespace {
+// Rows per task of the per-pixel loops (halving, resampling): each row is independent, so any
+// split gives the same pixels; 16 rows keep a task well above TBB's scheduling cost.
+constexpr int kRowGrain = 16;
+}  // namespace
 
 std::vector<PyramidLevel> plan_pyramid(int image_width, int image_height, int window_width,
                                        int window_height, double step, double first_scale,
@@ -53,13 +61,15 @@ void halve(const GrayImage& src, GrayImage& dst) {
     dst.width = src.width / 2;
     dst.height = src.height / 2;
     dst.pixels.resize(static_cast<std::size_t>(dst.width) * dst.height);
-    for (int v = 0; v < dst.height; ++v) {
-        const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(2 * v) * src.width;
-        const std::uint8_t* r1 = r0 + src.width;
-        std::uint8_t* out = dst.pixels.data() + static_cast<std::size_t>(v) * dst.width;
-        for (int u = 0; u < dst.width; ++u)
-            out[u] = static_cast<std::uint8_t>((r0[2 * u] + r0[2 * u + 1] + r1[2 * u] + r1[2 * u + 1] + 2u) >> 2);
-    }
+    tbb::parallel_for(tbb::blocked_range<int>(0, dst.height, kRowGrain), [&](const tbb::blocked_range<int>& rows) {
+        for (int v = rows.begin(); v < rows.end(); ++v) {
+            const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(2 * v) * src.width;
+            const std::uint8_t* r1 = r0 + src.width;
+            std::uint8_t* out = dst.pixels.data() + static_cast<std::size_t>(v) * dst.width;
+            for (int u = 0; u < dst.width; ++u)
+                out[u] = static_cast<std::uint8_t>((r0[2 * u] + r0[2 * u + 1] + r1[2 * u] + r1[2 * u + 1] + 2u) >> 2);
+        }
+    });
 }
 
 void Octaves::reset(const GrayImage& image) {
@@ -111,18 +121,20 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
     dst.pixels.resize(static_cast<std::size_t>(dst_width) * dst_height);
     const ResampleAxis tx = resample_axis(dst_width, src.width, scale, pad);
     const ResampleAxis ty = resample_axis(dst_height, src.height, scale, pad);
-    for (int v = 0; v < dst_height; ++v) {
-        const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(ty.i0[v]) * src.width;
-        const std::uint8_t* r1 = src.pixels.data() + static_cast<std::size_t>(ty.i1[v]) * src.width;
-        const std::uint32_t b = static_cast<std::uint32_t>(ty.wt[v]), a_ = kOne - b;
-        std::uint8_t* out = dst.pixels.data() + static_cast<std::size_t>(v) * dst_width;
-        for (int u = 0; u < dst_width; ++u) {
-            const std::uint32_t wx = static_cast<std::uint32_t>(tx.wt[u]), wx0 = kOne - wx;
-            const std::uint32_t top = r0[tx.i0[u]] * wx0 + r0[tx.i1[u]] * wx;
-            const std::uint32_t bot = r1[tx.i0[u]] * wx0 + r1[tx.i1[u]] * wx;
-            out[u] = static_cast<std::uint8_t>((top * a_ + bot * b + (1u << (2 * kBits - 1))) >> (2 * kBits));
+    tbb::parallel_for(tbb::blocked_range<int>(0, dst_height, kRowGrain), [&](const tbb::blocked_range<int>& rows) {
+        for (int v = rows.begin(); v < rows.end(); ++v) {
+            const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(ty.i0[v]) * src.width;
+            const std::uint8_t* r1 = src.pixels.data() + static_cast<std::size_t>(ty.i1[v]) * src.width;
+            const std::uint32_t b = static_cast<std::uint32_t>(ty.wt[v]), a_ = kOne - b;
+            std::uint8_t* out = dst.pixels.data() + static_cast<std::size_t>(v) * dst_width;
+            for (int u = 0; u < dst_width; ++u) {
+                const std::uint32_t wx = static_cast<std::uint32_t>(tx.wt[u]), wx0 = kOne - wx;
+                const std::uint32_t top = r0[tx.i0[u]] * wx0 + r0[tx.i1[u]] * wx;
+                const std::uint32_t bot = r1[tx.i0[u]] * wx0 + r1[tx.i1[u]] * wx;
+                out[u] = static_cast<std::uint8_t>((top * a_ + bot * b + (1u << (2 * kBits - 1))) >> (2 * kBits));
+            }
         }
-    }
+    });
 }
 
 }  // namespace cascadekit

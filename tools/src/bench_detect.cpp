@@ -51,6 +51,7 @@ struct Row {
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
     double cpu1_every_level = NAN, cpu1_where_survivors = NAN;
+    std::vector<double> cpu_at, peer_at;  // --cpu-threads: ms per frame at each thread count
 #if CASCADEKIT_HAVE_CUDA
     CudaStepTimes steps;
 #endif
@@ -199,6 +200,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             r.cpu1 = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
                         }
                         r.cpun = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
+                        for (int threads : o.cpu_threads) {
+                            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+                            r.cpu_at.push_back(median_ms(o.cpu_repeats, [&] { cpu.detect(view); }));
+                        }
                         if (prefix) {
                             CpuDetector every(model, p, CpuOptions{PrefixPlanes::EveryLevel});
                             CpuDetector where(model, p, CpuOptions{PrefixPlanes::WhereSurvivors});
@@ -262,6 +267,8 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     if (!o.peer.empty()) {
                         r.peer1 = peer_ms(o.peer, o.peer_args, frame_file, step, stride, 1, o.cpu_repeats);
                         r.peern = peer_ms(o.peer, o.peer_args, frame_file, step, stride, all, o.cpu_repeats);
+                        for (int threads : o.cpu_threads)
+                            r.peer_at.push_back(peer_ms(o.peer, o.peer_args, frame_file, step, stride, threads, o.cpu_repeats));
                     }
                     spdlog::info("{} x{} stride {}: {} windows; CPU {} / {} ms; CUDA {} ms latency, {} ms batched; OpenCV {} / {} ms",
                                  size, step, stride, r.windows, fmt(r.cpu1), fmt(r.cpun), fmt(r.gpu_latency, "%.3f"),
@@ -434,6 +441,26 @@ int run_bench_detect(const BenchDetectOptions& o) {
                 md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(r.cpu1_every_level, "%.1f") << " | "
                    << fmt(r.cpu1_where_survivors, "%.1f") << " | " << fmt(r.cpu1, "%.1f") << " | "
                    << fmt(r.cpu1_every_level / r.cpu1, "%.2f×") << " |\n";
+            md << "\n";
+        }
+        if (!o.cpu_threads.empty() && !o.no_cpu) {
+            md << "## CPU scaling: ms per frame by thread count (TBB `max_allowed_parallelism`"
+               << (o.peer.empty() ? "" : "; the peer: `cv::setNumThreads`") << ")\n\n"
+               << "Speed-up: the time at the first count given over the time at this one; efficiency: speed-up per thread "
+                  "relative to that first count.\n\n"
+               << "| size | step | stride | threads | ours ms | speed-up | efficiency |" << (o.peer.empty() ? "" : " peer ms | peer speed-up |")
+               << "\n|---|---|---|---|---|---|---|" << (o.peer.empty() ? "" : "---|---|") << "\n";
+            for (const Row& r : rows)
+                for (std::size_t k = 0; k < o.cpu_threads.size() && k < r.cpu_at.size(); ++k) {
+                    const double base = static_cast<double>(o.cpu_threads[0]);
+                    const double up = r.cpu_at[0] / r.cpu_at[k];
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << o.cpu_threads[k] << " | "
+                       << fmt(r.cpu_at[k], "%.1f") << " | " << fmt(up, "%.2f×") << " | "
+                       << fmt(100.0 * up * base / o.cpu_threads[k], "%.0f") << " % |";
+                    if (!o.peer.empty() && k < r.peer_at.size())
+                        md << " " << fmt(r.peer_at[k], "%.1f") << " | " << fmt(r.peer_at[0] / r.peer_at[k], "%.2f×") << " |";
+                    md << "\n";
+                }
             md << "\n";
         }
         md << "## Every configuration\n\n"

@@ -170,6 +170,7 @@ struct BenchDetectOptions {
     std::string peer_args;  // extra arguments to the peer's time mode (e.g. --cascade FILE)
     std::string peer_name = "OpenCV HOG";  // its name in the tables
     bool no_cpu = false;   // skip timing our CPU backend
+    std::vector<int> cpu_threads;  // also time the CPU backend (and the peer) at these thread counts: a scaling table
     std::string out;       // Markdown file
     std::string command_line;
 };

@@ -392,6 +392,10 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     bench_detect->add_option("--repeats", bd.repeats, "GPU frames per median")->capture_default_str();
     bench_detect->add_option("--cpu-repeats", bd.cpu_repeats, "CPU and OpenCV frames per median")->capture_default_str();
+    bench_detect->add_option("--cpu-threads", bd.cpu_threads,
+                             "Also time the CPU backend (and the peer) at these thread counts, e.g. 1,2,4,8,16: a scaling table")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 1024));
     bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();
     bench_detect->add_option("--slots", bd.slots, "Frames in flight in a batch (streams)")->capture_default_str();
     bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");

@@ -128,6 +128,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.stage_kind", b.stage_kind);
     r.get("boosting.stage_sequence", b.stage_sequence);
     r.get("boosting.pool", b.pool);
+    r.get("boosting.min_block", b.min_block);
     r.get("boosting.candidates_per_round", b.candidates_per_round);
     r.get("boosting.d_min", b.d_min);
     r.get("boosting.f_max", b.f_max);
@@ -220,6 +221,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
     if (b.pool != "zhu" && b.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");
+    if (b.min_block < 4 || b.min_block % 2 != 0 || b.min_block > std::min(c.window.width, c.window.height))
+        r.fail("boosting.min_block", "must be an even number of pixels, at least 4 and at most the window's shorter side");
     if (b.candidates_per_round < 1) r.fail("boosting.candidates_per_round", "must be >= 1");
     if (!(b.d_min > 0 && b.d_min <= 1)) r.fail("boosting.d_min", "must be in (0, 1]");
     if (!(b.f_max > 0 && b.f_max < 1)) r.fail("boosting.f_max", "must be in (0, 1)");

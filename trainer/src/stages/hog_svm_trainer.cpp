@@ -24,7 +24,7 @@ class HogSvmTrainer final : public StageTrainer {
 public:
     explicit HogSvmTrainer(const TrainConfig& cfg)
         : cfg_(cfg), samples_(cfg.window.width, cfg.window.height, kOrientationBins),
-          pool_(make_block_pool(cfg.boosting.pool, cfg.window.width, cfg.window.height)) {}
+          pool_(make_block_pool(cfg.boosting.pool, cfg.window.width, cfg.window.height, cfg.boosting.min_block)) {}
 
     FeatureNeeds needs() const override {
         FeatureNeeds n;

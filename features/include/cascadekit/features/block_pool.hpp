@@ -8,14 +8,17 @@
 namespace cascadekit {
 
 // "zhu": variable-size blocks (Zhu et al. 2006, Bilgiç 2010). Sizes step by 2 px: squares s×s,
-//   tall w×2w and wide 2h×h, every side >= 12, inside the window. The position step follows the
+//   tall w×2w and wide 2h×h, every side >= min_side (12 by default, as Zhu's; an even number >= 4:
+//   smaller windows such as 24×24 faces have few blocks of side 12), inside the window. The position step follows the
 //   shorter side: 4 px when it is < 16, 6 px when < 24, else 8 px; positions start at 0 and are
 //   floor((W - w)/step) + 1 by floor((H - h)/step) + 1. In a 64×128 window this gives 5029 blocks,
 //   Bilgiç's published count. Order: squares, then tall, then wide; each by increasing size, then
 //   y, then x.
 // "dalal-triggs": the fixed 16×16 blocks at stride 8 (105 in 64×128), by y then x.
-// Throws std::invalid_argument for an unknown name.
-std::vector<Rect> make_block_pool(std::string_view name, int window_width, int window_height);
+// Throws std::invalid_argument for an unknown name or a min_side that is odd or below 4.
+inline constexpr int kZhuMinBlockSide = 12;
+std::vector<Rect> make_block_pool(std::string_view name, int window_width, int window_height,
+                                  int min_side = kZhuMinBlockSide);
 
 // The names make_block_pool accepts.
 std::vector<std::string_view> block_pool_names();

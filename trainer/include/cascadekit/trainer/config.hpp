@@ -75,6 +75,7 @@ struct BoostingConfig {
     // (e.g. [waldboost_lbp, hog_svm]: an LBP sequence in front of HoG stages). Empty: stage_kind.
     std::vector<std::string> stage_sequence;
     std::string pool = "zhu";            // candidate blocks: zhu | dalal-triggs (features/block_pool.hpp)
+    int min_block = 12;                  // zhu pool: the smallest block side in pixels (even, >= 4)
     int candidates_per_round = 125;
     double d_min = 0.99;   // each stage keeps at least this share of its training positives
     double f_max = 0.65;   // a stage is complete when its FP rate on its negatives is at most this
