@@ -5,6 +5,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "cascadekit/features/simd.hpp"
 #include "gradient_table.hpp"
 
 namespace cascadekit {
@@ -74,7 +75,7 @@ std::array<std::uint32_t, kOrientationBins> IntegralHistogram::rect_sum(const Re
 void GradientPlane::compute(const GrayImage& image) {
     width_ = image.width;
     height_ = image.height;
-    data_.resize(static_cast<std::size_t>(width_) * height_);
+    data_.resize(static_cast<std::size_t>(width_) * height_ + kPlaneSlack);
     const std::uint32_t* table = detail::gradient_table();
     const int w = width_, h = height_;
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 8), [&](const tbb::blocked_range<int>& rows) {
@@ -85,12 +86,41 @@ void GradientPlane::compute(const GrayImage& image) {
     });
 }
 
+namespace {
+// Eight pixels at a time: each lane adds its magnitude to the bin it names, by comparing its bin
+// with every bin (no scatter, so no chain of dependent adds into one bin). The last chunk of a row
+// masks the lanes past the rect; it may read up to 7 pixels past them, which the plane's storage
+// holds (kPlaneSlack). Integer sums, exact in any order: the same as pixel by pixel.
+using Lanes = std::uint32_t __attribute__((vector_size(32)));
+constexpr int kLanes = 8;
+
+CASCADEKIT_SIMD_CLONES
+void plane_rect_sum(const std::uint32_t* data, int width, const Rect& r, std::uint32_t* out) {
+    Lanes acc[kOrientationBins] = {};
+    const Lanes lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (int y = r.y; y < r.y + r.h; ++y) {
+        const std::uint32_t* row = data + static_cast<std::size_t>(y) * width + r.x;
+        for (int x = 0; x < r.w; x += kLanes) {
+            Lanes v;
+            std::memcpy(&v, row + x, sizeof v);
+            const Lanes keep = reinterpret_cast<Lanes>(lane < static_cast<std::uint32_t>(r.w - x));  // all ones or zero
+            const Lanes bin = v >> 24;
+            const Lanes mag = v & 0xFFFFFFu & keep;
+            for (int b = 0; b < kOrientationBins; ++b)
+                acc[b] += reinterpret_cast<Lanes>(bin == static_cast<std::uint32_t>(b)) & mag;
+        }
+    }
+    for (int b = 0; b < kOrientationBins; ++b) {
+        std::uint32_t s = 0;
+        for (int l = 0; l < kLanes; ++l) s += acc[b][l];
+        out[b] = s;
+    }
+}
+}  // namespace
+
 std::array<std::uint32_t, kOrientationBins> GradientPlane::rect_sum(const Rect& r) const {
     std::array<std::uint32_t, kOrientationBins> s{};
-    for (int y = r.y; y < r.y + r.h; ++y) {
-        const std::uint32_t* row = data_.data() + static_cast<std::size_t>(y) * width_;
-        for (int x = r.x; x < r.x + r.w; ++x) s[row[x] >> 24] += row[x] & 0xFFFFFFu;
-    }
+    plane_rect_sum(data_.data(), width_, r, s.data());
     return s;
 }
 

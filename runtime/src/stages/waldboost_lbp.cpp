@@ -12,15 +12,10 @@
 #include "cascadekit/features/lbp.hpp"
 #include "cascadekit/model/waldboost_lbp_stage.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
+#include "cascadekit/features/simd.hpp"
 #include "stage_kinds.hpp"
 
-// The code loop compiled twice, for AVX2 and for the baseline, chosen when the program loads
-// (GCC's function multi-versioning); other compilers get the baseline.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define CASCADEKIT_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define CASCADEKIT_SIMD_CLONES
-#endif
+// The code loop is compiled for AVX2 and for the baseline (features/simd.hpp).
 
 namespace cascadekit {
 

@@ -71,6 +71,7 @@ public:
     std::array<std::uint32_t, kOrientationBins> rect_sum(const Rect& rect) const;
 
 private:
+    static constexpr std::size_t kPlaneSlack = 8;  // storage past the last pixel that rect_sum's 8-pixel reads may touch
     int width_ = 0;
     int height_ = 0;
     std::vector<std::uint32_t> data_;
