@@ -1,6 +1,11 @@
 #pragma once
-// The CPU backend: TBB over window rows of each pyramid level (levels in order, features of a
-// level computed in parallel first). Output is independent of the number of threads.
+// The CPU backend: TBB over window rows of each pyramid level (features of a level computed in
+// parallel first); the large levels one after another, the small ones (too few rows to keep every
+// thread busy) side by side. Output is independent of the number of threads.
+#include <memory>
+#include <mutex>
+#include <vector>
+
 #include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
@@ -17,6 +22,7 @@ public:
     // Validates model and params (ModelError / std::invalid_argument); throws
     // std::invalid_argument naming the stage when a stage kind has no CPU evaluator.
     CpuDetector(CascadeModel model, DetectParams params, CpuOptions options = {});
+    ~CpuDetector() override;
     // Detections in input pixels, ordered by level, then y, then x (the CUDA backend's order too).
     DetectResult detect(const ImageView& image) override;
     std::string backend_name() const override { return "cpu"; }
@@ -28,10 +34,17 @@ private:
     DetectParams params_;
     CpuOptions options_;
     CascadeEvaluator evaluator_;
+    struct LevelWork;    // a level's image, planes and row results
+    struct LevelOutput;  // a level's detections and counts
+    void detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelOutput& out);
+    std::unique_ptr<LevelWork> take_work();
+    void give_work(std::unique_ptr<LevelWork> work);
+
     // Reused between frames: no allocation after the first frame of a size.
-    GrayImage gray_, level_image_;
-    Octaves octaves_;  // of gray_, rebuilt per frame as levels need them
-    LevelFeatures features_;
+    GrayImage gray_;
+    Octaves octaves_;  // of gray_, built per frame before the levels read them
+    std::mutex pool_mutex_;
+    std::vector<std::unique_ptr<LevelWork>> pool_;  // one per level being scanned at once
 };
 
 }  // namespace cascadekit
