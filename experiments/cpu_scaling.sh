@@ -18,17 +18,17 @@ cascades=${OPENCV_CASCADES:-/usr/share/opencv4/lbpcascades}; [ -f "$data/opencv/
 threads=1; n=$(nproc); t=2; while [ $t -lt "$n" ]; do threads=$threads,$t; t=$((t * 2)); done; [ "$n" -gt 1 ] && threads=$threads,$n
 for m in faces-lbp faces-hybrid; do
     "$cascade" -q bench detect --backend cpu --model experiments/models/$m.h5 --sizes 1920x1080 --scale-steps 1.1 --strides 2 \
-        --cpu-repeats 5 --cpu-threads $threads --frame "$face_frame" --peer "$peers/opencv_face_peer" \
+        --cpu-repeats 7 --cpu-threads $threads --frame "$face_frame" --peer "$peers/opencv_face_peer" \
         --peer-args="--cascade $cascades/lbpcascade_frontalface.xml --min-size 24" --peer-name "OpenCV LBP frontalface" \
         --out "$out/$m.md" > "$out/$m.log" 2>&1
     echo "$m rc=$?"
 done
 for m in inria-hybrid inria-hog-cascade; do
     "$cascade" -q bench detect --backend cpu --model experiments/models/$m.h5 --sizes 1280x960 --scale-steps 1.05 --strides 8 \
-        --cpu-repeats 5 --cpu-threads $threads --frame "$people_frame" --peer "$peers/opencv_hog_peer" \
+        --cpu-repeats 7 --cpu-threads $threads --frame "$people_frame" --peer "$peers/opencv_hog_peer" \
         --out "$out/$m.md" > "$out/$m.log" 2>&1
     echo "$m rc=$?"
 done
 for m in faces-lbp faces-hybrid inria-hybrid inria-hog-cascade; do
-    echo "== $m"; grep -A$((3 + $(echo $threads | tr ',' '\n' | wc -l) + 3)) "## CPU scaling" "$out/$m.md" | grep "^|" | tail -n +3
+    echo "== $m"; grep -A$((5 + $(echo $threads | tr "," "\n" | wc -l) + 3)) "## CPU scaling" "$out/$m.md" | grep "^|" | tail -n +3
 done

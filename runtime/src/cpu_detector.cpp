@@ -86,7 +86,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
                                                       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
     std::size_t first_small = levels.size();
-    for (std::size_t li = 0; li < levels.size(); ++li)
+    for (std::size_t li = 0; li < levels.size() && options_.small_levels_side_by_side; ++li)
         if ((levels[li].height - wh) / params_.stride + 1 < kRowsPerThread * static_cast<int>(threads)) {
             first_small = li;
             break;

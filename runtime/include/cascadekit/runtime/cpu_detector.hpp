@@ -14,6 +14,9 @@ namespace cascadekit {
 
 struct CpuOptions {
     PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
+    // Scan the small levels (fewer than 2 window rows a thread) side by side; false: every level
+    // in order, each parallel over its rows only (for comparison in `cascade bench detect`).
+    bool small_levels_side_by_side = true;
 };
 
 // Thread safety: as Detector (one detect() at a time per object; it parallelises inside).
