@@ -86,11 +86,6 @@ const GrayImage& Octaves::get(int k) {
     return halves_[static_cast<std::size_t>(k) - 1];
 }
 
-const GrayImage& Octaves::built(int k) const {
-    if (!base_ || k < 0 || k > built_) throw std::logic_error("Octaves::built: octave " + std::to_string(k) + " is not built");
-    return k == 0 ? *base_ : halves_[static_cast<std::size_t>(k) - 1];
-}
-
 void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst) {
     resample_bilinear(octaves.get(level.octave), octave_scale(level), level.width, level.height, dst, level.pad);
 }

@@ -3,10 +3,6 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
-
-#include <algorithm>
 #include <atomic>
 
 #include "cascadekit/features/pyramid.hpp"
@@ -33,39 +29,7 @@ struct RowResult {
     std::uint64_t scanned = 0;
     std::vector<std::pair<int, WindowProgress>> survivors;  // lazy features: windows past the prefix (x, progress)
 };
-
-// A level with fewer window rows than this many per thread keeps too few threads busy on its
-// own: such levels (the small end of the pyramid) run side by side, each in its own workspace.
-constexpr int kRowsPerThread = 2;
 }  // namespace
-
-// What one level needs while it is scanned; a pool of them is kept between frames.
-struct CpuDetector::LevelWork {
-    GrayImage image;
-    LevelFeatures features;
-    std::vector<RowResult> rows;
-};
-
-struct CpuDetector::LevelOutput {
-    std::vector<Detection> detections;
-    std::vector<std::uint64_t> rejected;
-    std::uint64_t weak = 0, scanned = 0;
-};
-
-CpuDetector::~CpuDetector() = default;
-
-std::unique_ptr<CpuDetector::LevelWork> CpuDetector::take_work() {
-    std::lock_guard<std::mutex> lock(pool_mutex_);
-    if (pool_.empty()) return std::make_unique<LevelWork>();
-    auto w = std::move(pool_.back());
-    pool_.pop_back();
-    return w;
-}
-
-void CpuDetector::give_work(std::unique_ptr<LevelWork> w) {
-    std::lock_guard<std::mutex> lock(pool_mutex_);
-    pool_.push_back(std::move(w));
-}
 
 DetectResult CpuDetector::detect(const ImageView& image) {
     to_gray(image, gray_);
@@ -78,126 +42,86 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                           " at scale " + std::to_string(params_.min_scale) +
                           " (a min scale below 1 upscales the image)");
     octaves_.reset(gray_);
-    for (const PyramidLevel& level : levels) octaves_.get(level.octave);  // built here: levels read them side by side
-    const std::size_t n_stages = model_.stages.size();
-    std::vector<LevelOutput> outputs(levels.size());
-    // Large levels one after another, each parallel over its rows; then the small ones side by
-    // side (levels are planned largest first). Every level's output lands in its own slot.
-    const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-                                                      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-    std::size_t first_small = levels.size();
-    for (std::size_t li = 0; li < levels.size() && options_.small_levels_side_by_side; ++li)
-        if ((levels[li].height - wh) / params_.stride + 1 < kRowsPerThread * static_cast<int>(threads)) {
-            first_small = li;
-            break;
-        }
-    {
-        auto work = take_work();
-        for (std::size_t li = 0; li < first_small; ++li) detect_level(levels[li], static_cast<int>(li), *work, outputs[li]);
-        give_work(std::move(work));
-    }
-    tbb::parallel_for(first_small, levels.size(), [&](std::size_t li) {
-        auto work = take_work();
-        detect_level(levels[li], static_cast<int>(li), *work, outputs[li]);
-        give_work(std::move(work));
-    });
-
     DetectResult result;
-    result.stats.rejected_per_stage.assign(n_stages, 0);
+    result.stats.rejected_per_stage.assign(model_.stages.size(), 0);
     result.stats.levels = static_cast<int>(levels.size());
-    for (LevelOutput& lo : outputs) {
-        result.stats.windows_scanned += lo.scanned;
-        result.stats.weak_evaluated += lo.weak;
-        for (std::size_t s = 0; s < n_stages; ++s) result.stats.rejected_per_stage[s] += lo.rejected[s];
-        result.detections.insert(result.detections.end(), lo.detections.begin(), lo.detections.end());
-    }
-    return result;
-}
-
-void CpuDetector::detect_level(const PyramidLevel& level, int li, LevelWork& work, LevelOutput& output) {
-    const int ww = model_.window_width, wh = model_.window_height;
     const std::size_t n_stages = model_.stages.size();
     const std::size_t prefix = evaluator_.prefix_stages();
     // Detections stay in scan order either way; keep_rejected wants every window in that order.
     const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && prefix > 0 && !params_.keep_rejected;
-    LevelFeatures& features = work.features;
-    const GrayImage* img = &gray_;
-    if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0 || level.pad != 0) {
-        resample_bilinear(octaves_.built(level.octave), octave_scale(level), level.width, level.height, work.image, level.pad);
-        img = &work.image;
-    }
-    const int rows = (level.height - wh) / params_.stride + 1;
-    const int cols = (level.width - ww) / params_.stride + 1;
-    std::vector<RowResult>& row_results = work.rows;
-    row_results.resize(static_cast<std::size_t>(rows));
-    for (RowResult& rr : row_results) {
-        rr.detections.clear();
-        rr.rejected.assign(n_stages, 0);
-        rr.weak = rr.scanned = 0;
-        rr.survivors.clear();
-    }
-    // Counts a window's outcome into its row and keeps it as a detection when it is one.
-    auto record = [&](RowResult& out, int x, int y, const WindowOutcome& w) {
-        out.weak += w.weak_evaluated;
-        if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
-        if (w.rejected_at >= 0 && !params_.keep_rejected) return;
-        const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
-        out.detections.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, ww * level.scale,
-                                  wh * level.scale, w.score, li, level.scale, passed});
-    };
-    // Every window through the stages its first planes serve: the whole cascade, or (lazy)
-    // only the prefix, keeping the survivors for the other planes.
-    const std::size_t first = lazy ? prefix : n_stages;
-    compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), features);
-    std::atomic<bool> any(false);
-    tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-        std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
-        std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
-        for (int row = r.begin(); row < r.end(); ++row) {
-            RowResult& out = row_results[static_cast<std::size_t>(row)];
-            const int y = row * params_.stride;
-            evaluator_.evaluate_stages_row(features, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
-            out.scanned += static_cast<std::uint64_t>(cols);
-            for (int col = 0; col < cols; ++col) {
-                const int x = col * params_.stride;
-                const WindowProgress& p = progress[static_cast<std::size_t>(col)];
-                if (!passed[static_cast<std::size_t>(col)]) record(out, x, y, p.outcome);
-                else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
-                else out.survivors.push_back({x, p});
-            }
-            if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
+
+    for (std::size_t li = 0; li < levels.size(); ++li) {
+        const PyramidLevel& level = levels[li];
+        const GrayImage* img = &gray_;
+        if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0 || level.pad != 0) {
+            resample_level(octaves_, level, level_image_);
+            img = &level_image_;
         }
-    });
-    // The other planes only for a level where some window survived the prefix, and the rest
-    // of the cascade only on the survivors.
-    if (any.load()) {
-        const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
-        if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
-            features.gradients.compute(*img);
-            features.hog_from_gradients = true;
-        } else {
-            compute_level_features(*img, rest, features);
-        }
+        const int rows = (level.height - wh) / params_.stride + 1;
+        const int cols = (level.width - ww) / params_.stride + 1;
+        std::vector<RowResult> row_results(static_cast<std::size_t>(rows));
+        // Counts a window's outcome into its row and keeps it as a detection when it is one.
+        auto record = [&](RowResult& out, int x, int y, const WindowOutcome& w) {
+            out.weak += w.weak_evaluated;
+            if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
+            if (w.rejected_at >= 0 && !params_.keep_rejected) return;
+            const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
+            out.detections.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, ww * level.scale,
+                                      wh * level.scale, w.score, static_cast<int>(li), level.scale, passed});
+        };
+        // Every window through the stages its first planes serve: the whole cascade, or (lazy)
+        // only the prefix, keeping the survivors for the other planes.
+        const std::size_t first = lazy ? prefix : n_stages;
+        compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), features_);
+        std::atomic<bool> any(false);
         tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+            std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
+            std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
             for (int row = r.begin(); row < r.end(); ++row) {
                 RowResult& out = row_results[static_cast<std::size_t>(row)];
+                out.rejected.assign(n_stages, 0);
                 const int y = row * params_.stride;
-                for (auto& [x, p] : out.survivors)
-                    record(out, x, y, evaluator_.evaluate_stages(features, x, y, prefix, n_stages, p)
-                                          ? CascadeEvaluator::finish(p)
-                                          : p.outcome);
+                evaluator_.evaluate_stages_row(features_, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
+                out.scanned += static_cast<std::uint64_t>(cols);
+                for (int col = 0; col < cols; ++col) {
+                    const int x = col * params_.stride;
+                    const WindowProgress& p = progress[static_cast<std::size_t>(col)];
+                    if (!passed[static_cast<std::size_t>(col)]) record(out, x, y, p.outcome);
+                    else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
+                    else out.survivors.push_back({x, p});
+                }
+                if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
             }
         });
+        // The other planes only for a level where some window survived the prefix, and the rest
+        // of the cascade only on the survivors.
+        if (any.load()) {
+            const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
+            if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
+                features_.gradients.compute(*img);
+                features_.hog_from_gradients = true;
+            } else {
+                compute_level_features(*img, rest, features_);
+            }
+            tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+                for (int row = r.begin(); row < r.end(); ++row) {
+                    RowResult& out = row_results[static_cast<std::size_t>(row)];
+                    const int y = row * params_.stride;
+                    for (auto& [x, p] : out.survivors)
+                        record(out, x, y, evaluator_.evaluate_stages(features_, x, y, prefix, n_stages, p)
+                                              ? CascadeEvaluator::finish(p)
+                                              : p.outcome);
+                }
+            });
+        }
+        for (RowResult& rr : row_results) {
+            result.stats.windows_scanned += rr.scanned;
+            result.stats.weak_evaluated += rr.weak;
+            for (std::size_t s = 0; s < n_stages; ++s) result.stats.rejected_per_stage[s] += rr.rejected[s];
+            result.detections.insert(result.detections.end(), rr.detections.begin(), rr.detections.end());
+        }
     }
-    output.rejected.assign(n_stages, 0);
-    output.detections.clear();
-    output.weak = output.scanned = 0;
-    for (RowResult& rr : row_results) {
-        output.scanned += rr.scanned;
-        output.weak += rr.weak;
-        for (std::size_t s = 0; s < n_stages; ++s) output.rejected[s] += rr.rejected[s];
-        output.detections.insert(output.detections.end(), rr.detections.begin(), rr.detections.end());
-    }
+    return result;
 }
 
 }  // namespace cascadekit

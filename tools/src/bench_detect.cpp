@@ -52,7 +52,6 @@ struct Row {
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
     double cpu1_every_level = NAN, cpu1_where_survivors = NAN;
     std::vector<double> cpu_at, peer_at;  // --cpu-threads: ms per frame at each thread count
-    std::vector<double> cpu_at_in_order;  // the same with every level in order (no small levels side by side)
 #if CASCADEKIT_HAVE_CUDA
     CudaStepTimes steps;
 #endif
@@ -201,15 +200,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             r.cpu1 = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
                         }
                         r.cpun = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
-                        if (!o.cpu_threads.empty()) {
-                            CpuOptions in_order;
-                            in_order.small_levels_side_by_side = false;
-                            CpuDetector ordered(model, p, in_order);
-                            for (int threads : o.cpu_threads) {
-                                tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-                                r.cpu_at.push_back(median_ms(o.cpu_repeats, [&] { cpu.detect(view); }));
-                                r.cpu_at_in_order.push_back(median_ms(o.cpu_repeats, [&] { ordered.detect(view); }));
-                            }
+                        for (int threads : o.cpu_threads) {
+                            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+                            r.cpu_at.push_back(median_ms(o.cpu_repeats, [&] { cpu.detect(view); }));
                         }
                         if (prefix) {
                             CpuDetector every(model, p, CpuOptions{PrefixPlanes::EveryLevel});
@@ -455,19 +448,15 @@ int run_bench_detect(const BenchDetectOptions& o) {
                << (o.peer.empty() ? "" : "; the peer: `cv::setNumThreads`") << ")\n\n"
                << "Speed-up: the time at the first count given over the time at this one; efficiency: speed-up per thread "
                   "relative to that first count.\n\n"
-               << "Levels in order: the same detector with every pyramid level scanned one after another, each parallel over "
-                  "its window rows only (`CpuOptions::small_levels_side_by_side` off).\n\n"
-               << "| size | step | stride | threads | ours ms | speed-up | efficiency | levels in order ms | speed-up |"
-               << (o.peer.empty() ? "" : " peer ms | peer speed-up |") << "\n|---|---|---|---|---|---|---|---|---|"
-               << (o.peer.empty() ? "" : "---|---|") << "\n";
+               << "| size | step | stride | threads | ours ms | speed-up | efficiency |" << (o.peer.empty() ? "" : " peer ms | peer speed-up |")
+               << "\n|---|---|---|---|---|---|---|" << (o.peer.empty() ? "" : "---|---|") << "\n";
             for (const Row& r : rows)
                 for (std::size_t k = 0; k < o.cpu_threads.size() && k < r.cpu_at.size(); ++k) {
                     const double base = static_cast<double>(o.cpu_threads[0]);
                     const double up = r.cpu_at[0] / r.cpu_at[k];
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << o.cpu_threads[k] << " | "
                        << fmt(r.cpu_at[k], "%.1f") << " | " << fmt(up, "%.2f×") << " | "
-                       << fmt(100.0 * up * base / o.cpu_threads[k], "%.0f") << " % | " << fmt(r.cpu_at_in_order[k], "%.1f") << " | "
-                       << fmt(r.cpu_at_in_order[0] / r.cpu_at_in_order[k], "%.2f×") << " |";
+                       << fmt(100.0 * up * base / o.cpu_threads[k], "%.0f") << " % |";
                     if (!o.peer.empty() && k < r.peer_at.size())
                         md << " " << fmt(r.peer_at[k], "%.1f") << " | " << fmt(r.peer_at[0] / r.peer_at[k], "%.2f×") << " |";
                     md << "\n";

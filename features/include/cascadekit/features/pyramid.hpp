@@ -53,9 +53,6 @@ class Octaves {
 public:
     void reset(const GrayImage& image);
     const GrayImage& get(int k);  // requires reset() and 0 <= k with octave k at least 1×1
-    // Octave k when get(k) has built it since reset(): read-only, safe from many threads at once.
-    // Throws std::logic_error otherwise.
-    const GrayImage& built(int k) const;
 
 private:
     const GrayImage* base_ = nullptr;

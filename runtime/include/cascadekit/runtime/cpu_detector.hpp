@@ -1,11 +1,6 @@
 #pragma once
-// The CPU backend: TBB over window rows of each pyramid level (features of a level computed in
-// parallel first); the large levels one after another, the small ones (too few rows to keep every
-// thread busy) side by side. Output is independent of the number of threads.
-#include <memory>
-#include <mutex>
-#include <vector>
-
+// The CPU backend: TBB over window rows of each pyramid level (levels in order, features of a
+// level computed in parallel first). Output is independent of the number of threads.
 #include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
@@ -14,9 +9,6 @@ namespace cascadekit {
 
 struct CpuOptions {
     PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
-    // Scan the small levels (fewer than 2 window rows a thread) side by side; false: every level
-    // in order, each parallel over its rows only (for comparison in `cascade bench detect`).
-    bool small_levels_side_by_side = true;
 };
 
 // Thread safety: as Detector (one detect() at a time per object; it parallelises inside).
@@ -25,7 +17,6 @@ public:
     // Validates model and params (ModelError / std::invalid_argument); throws
     // std::invalid_argument naming the stage when a stage kind has no CPU evaluator.
     CpuDetector(CascadeModel model, DetectParams params, CpuOptions options = {});
-    ~CpuDetector() override;
     // Detections in input pixels, ordered by level, then y, then x (the CUDA backend's order too).
     DetectResult detect(const ImageView& image) override;
     std::string backend_name() const override { return "cpu"; }
@@ -37,17 +28,10 @@ private:
     DetectParams params_;
     CpuOptions options_;
     CascadeEvaluator evaluator_;
-    struct LevelWork;    // a level's image, planes and row results
-    struct LevelOutput;  // a level's detections and counts
-    void detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelOutput& out);
-    std::unique_ptr<LevelWork> take_work();
-    void give_work(std::unique_ptr<LevelWork> work);
-
     // Reused between frames: no allocation after the first frame of a size.
-    GrayImage gray_;
-    Octaves octaves_;  // of gray_, built per frame before the levels read them
-    std::mutex pool_mutex_;
-    std::vector<std::unique_ptr<LevelWork>> pool_;  // one per level being scanned at once
+    GrayImage gray_, level_image_;
+    Octaves octaves_;  // of gray_, rebuilt per frame as levels need them
+    LevelFeatures features_;
 };
 
 }  // namespace cascadekit
