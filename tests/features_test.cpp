@@ -511,6 +511,42 @@ TEST(Pyramid, BilinearMatchesReference) {
     for (auto p : out.pixels) EXPECT_EQ(p, 42);
 }
 
+// The fixed-point formula weighting each destination pixel's four source pixels at once, as the
+// CUDA backend computes it: the CPU's separable resampling must give the same bytes.
+GrayImage plain_fixed_point(const GrayImage& src, double scale, int w, int h, int pad) {
+    const ResampleAxis tx = resample_axis(w, src.width, scale, pad), ty = resample_axis(h, src.height, scale, pad);
+    GrayImage out = constant_image(w, h, 0);
+    constexpr std::uint32_t one = 1u << kResampleBits;
+    for (int v = 0; v < h; ++v)
+        for (int u = 0; u < w; ++u) {
+            const std::uint32_t wx = static_cast<std::uint32_t>(tx.wt[u]), wy = static_cast<std::uint32_t>(ty.wt[v]);
+            const std::uint32_t top = src.at(tx.i0[u], ty.i0[v]) * (one - wx) + src.at(tx.i1[u], ty.i0[v]) * wx;
+            const std::uint32_t bot = src.at(tx.i0[u], ty.i1[v]) * (one - wx) + src.at(tx.i1[u], ty.i1[v]) * wx;
+            out.at(u, v) = static_cast<std::uint8_t>((top * (one - wy) + bot * wy + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits));
+        }
+    return out;
+}
+
+TEST(Pyramid, SeparableResamplingGivesThePlainFormulasBytes) {
+    const GrayImage src = random_image(211, 157, 21);
+    for (double scale : {1.0, 1.05, 1.0905077, 1.5, 1.99, 3.3, 0.5, 0.7}) {
+        for (int pad : {0, 16}) {
+            const int w = static_cast<int>(211 / scale) + 2 * pad, h = static_cast<int>(157 / scale) + 2 * pad;
+            GrayImage dst;
+            resample_bilinear(src, scale, w, h, dst, pad);
+            const GrayImage ref = plain_fixed_point(src, scale, w, h, pad);
+            ASSERT_EQ(dst.pixels, ref.pixels) << "scale " << scale << " pad " << pad;
+        }
+    }
+    // One source row or column, and a destination larger than the source in one axis only.
+    for (auto [sw, sh] : {std::pair{1, 40}, std::pair{40, 1}, std::pair{2, 2}}) {
+        const GrayImage s = random_image(sw, sh, 22);
+        GrayImage dst;
+        resample_bilinear(s, 0.6, 17, 13, dst, 3);
+        EXPECT_EQ(dst.pixels, plain_fixed_point(s, 0.6, 17, 13, 3).pixels) << sw << "x" << sh;
+    }
+}
+
 TEST(Pyramid, LevelsReadTheOctaveBelowTheirScale) {
     EXPECT_EQ(octave_of(0.5), 0);
     EXPECT_EQ(octave_of(1.0), 0);
