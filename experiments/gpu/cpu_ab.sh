@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# On the GPU machine (its 16-core host CPU), after experiments/gpu/bundle.sh: two `cascade`
+# binaries' CPU speed in alternating rounds, 1 and all threads, so that a change's effect stands
+# out from the host's run-to-run noise. OLD is a CPU-only build of an earlier commit
+# (-DCASCADEKIT_CUDA=OFF -DCASCADEKIT_TOOLS_CODECS=OFF; it uses the bundle's libraries), carried
+# as an ignored file, e.g. .bundle/old-cascade.
+#   bash experiments/gpu/cpu_ab.sh OLD [NEW]      (NEW: the bundle's cascade)
+set -uo pipefail
+old=$1
+mkdir -p /tmp/b && { [ -x /tmp/b/gpu/bin/cascade ] || tar xJf .bundle/gpu.tar.xz -C /tmp/b; }
+new=${2:-/tmp/b/gpu/bin/cascade}
+export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD
+D=/tmp/b/data
+for round in 1 2 3; do
+  for bin in "$old" "$new"; do
+    for m in faces-lbp inria-hybrid inria-hog-cascade; do
+      if [ $m = faces-lbp ]; then a="--sizes 1920x1080 --scale-steps 1.1 --strides 2 --frame $D/face-frame.ppm"
+      else a="--sizes 1280x960 --scale-steps 1.05 --strides 8 --frame $D/bench-frame.ppm"; fi
+      r=$("$bin" -q bench detect --backend cpu --model experiments/models/$m.h5 $a --cpu-repeats 7 2>/dev/null |
+          grep -E "^\| (1920x1080|1280x960) \| ×1\.[0-9]+ \| [0-9]+ \| [0-9]+ \|" | tail -1 | cut -d'|' -f8,9)
+      echo "round $round $bin $m: 1 thread | all threads, ms: $r"
+    done
+  done
+done
