@@ -512,7 +512,7 @@ TEST(Pyramid, BilinearMatchesReference) {
 }
 
 // The fixed-point formula weighting each destination pixel's four source pixels at once, as the
-// CUDA backend computes it: the CPU's separable resampling must give the same bytes.
+// CUDA backend computes it: the CPU's resampling (rows in parallel) must give the same bytes.
 GrayImage plain_fixed_point(const GrayImage& src, double scale, int w, int h, int pad) {
     const ResampleAxis tx = resample_axis(w, src.width, scale, pad), ty = resample_axis(h, src.height, scale, pad);
     GrayImage out = constant_image(w, h, 0);
@@ -527,7 +527,7 @@ GrayImage plain_fixed_point(const GrayImage& src, double scale, int w, int h, in
     return out;
 }
 
-TEST(Pyramid, SeparableResamplingGivesThePlainFormulasBytes) {
+TEST(Pyramid, ResamplingGivesThePlainFixedPointBytes) {
     const GrayImage src = random_image(211, 157, 21);
     for (double scale : {1.0, 1.05, 1.0905077, 1.5, 1.99, 3.3, 0.5, 0.7}) {
         for (int pad : {0, 16}) {
