@@ -247,8 +247,8 @@ TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
     }
     ASSERT_GT(first.detections.size(), 0u);
     for (std::size_t threads : {2u, 3u, 8u}) {
-        // An arena of that many threads, so that the small levels run side by side (levels with
-        // fewer than 2 window rows per thread), even on a machine with fewer cores.
+        // An arena of that many threads, so that the per-pixel loops (the integral image in bands
+        // among them) split as they would on a machine with that many cores.
         tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
         tbb::task_arena(static_cast<int>(threads)).execute([&] {
             auto detector = Detector::create(m, p, Backend::Cpu);

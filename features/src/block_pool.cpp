@@ -23,10 +23,9 @@ std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h, i
     if (name == "zhu") {
         if (min_side < 4 || min_side % 2 != 0)
             throw std::invalid_argument("block pool 'zhu': the smallest block side must be even and >= 4, not " + std::to_string(min_side));
-        const int kMinSide = min_side;
-        for (int s = kMinSide; s <= win_w && s <= win_h; s += 2) add_positions(pool, s, s, zhu_step(s), win_w, win_h);
-        for (int w = kMinSide; w <= win_w && 2 * w <= win_h; w += 2) add_positions(pool, w, 2 * w, zhu_step(w), win_w, win_h);
-        for (int h = kMinSide; 2 * h <= win_w && h <= win_h; h += 2) add_positions(pool, 2 * h, h, zhu_step(h), win_w, win_h);
+        for (int s = min_side; s <= win_w && s <= win_h; s += 2) add_positions(pool, s, s, zhu_step(s), win_w, win_h);
+        for (int w = min_side; w <= win_w && 2 * w <= win_h; w += 2) add_positions(pool, w, 2 * w, zhu_step(w), win_w, win_h);
+        for (int h = min_side; 2 * h <= win_w && h <= win_h; h += 2) add_positions(pool, 2 * h, h, zhu_step(h), win_w, win_h);
     } else if (name == "dalal-triggs") {
         add_positions(pool, 16, 16, 8, win_w, win_h);
     } else {
