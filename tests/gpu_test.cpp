@@ -302,6 +302,24 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                 EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(c) << ", " << cuts.size() << " boundaries";
                 expect_same_stats(r.stats, want.stats);
             }
+        // The tiled first launch (a block per 32×8 windows, their integral-image patch in shared
+        // memory) with in-block compaction after any weak classifier, under each compaction; and
+        // the untiled first launch.
+        struct Tiling {
+            bool tiled;
+            Compaction c;
+            std::vector<int> boundaries, cuts;
+        };
+        for (const Tiling& t : {Tiling{true, Compaction::BlockAtomics, {}, {1, 2, 3, 5, 8, 13}},
+                                Tiling{true, Compaction::CubSelect, {21}, {2, 7}}, Tiling{true, Compaction::WarpAtomics, {64}, {1, 4, 16}},
+                                Tiling{false, Compaction::BlockAtomics, {4, 16, 64, 256}, {4}}}) {
+            CudaDetector gpu(m, p, CudaOptions{.compaction = t.c, .lbp_boundaries = t.boundaries, .lbp_tiled = t.tiled,
+                                               .lbp_tile_cuts = t.cuts, .poison = true});
+            const DetectResult r = gpu.detect(f.view);
+            EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(t.c) << (t.tiled ? ", tiled, " : ", untiled, ")
+                                                     << t.cuts.size() << " cuts";
+            expect_same_stats(r.stats, want.stats);
+        }
         ++run;
     }
 }

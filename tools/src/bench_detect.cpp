@@ -47,6 +47,7 @@ struct Row {
     std::vector<double> lbp_designs;
     std::vector<double> lbp_boundaries;  // batched ms per frame for each of kBoundarySets
     double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
+    std::vector<double> lbp_tiles;         // batched ms per frame for each of kTileDesigns
     double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
@@ -80,7 +81,17 @@ double peer_ms(const std::string& peer, const std::string& args, const std::file
 constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::BlockAtomics, Compaction::CubSelect};
 constexpr int kBlockSizes[] = {64, 128, 256, 512};
 // The default first, then Macenauer's.
-const std::vector<std::vector<int>> kBoundarySets = {{4, 16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}};
+const std::vector<std::vector<int>> kBoundarySets = {{16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}};
+// The first launch: untiled, or tiled with in-block compaction cuts (CudaOptions::lbp_tiled,
+// lbp_tile_cuts), each with its own global boundaries.
+struct TileDesign {
+    bool tiled;
+    std::vector<int> boundaries, cuts;
+};
+// The default third; the first is the untiled launch plan that was the default before.
+const std::vector<TileDesign> kTileDesigns = {{false, {4, 16, 64, 256}, {}}, {true, {4, 16, 64, 256}, {}}, {true, {16, 64, 256}, {4}},
+                                              {true, {16, 64, 256}, {2, 4, 8}}, {true, {64, 256}, {4, 16}},
+                                              {true, {32, 128, 512}, {4, 16}}, {true, {16, 64, 256}, {8}}};
 std::string list(const std::vector<int>& v) {
     std::string s;
     for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
@@ -237,6 +248,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         if (lbp) {
                             r.gpu_batched_thread_only = batched_with(CudaOptions{.lbp_warp_from = 1 << 30});
                             for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(batched_with(CudaOptions{.lbp_boundaries = cuts}));
+                            for (const TileDesign& d : kTileDesigns)
+                                r.lbp_tiles.push_back(batched_with(
+                                    CudaOptions{.lbp_boundaries = d.boundaries, .lbp_tiled = d.tiled, .lbp_tile_cuts = d.cuts}));
                             for (Compaction c : kImplementations)
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
@@ -395,6 +409,22 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     for (std::size_t i = 0; i < kBoundarySets.size(); ++i)
                         md << " " << (i < r.lbp_boundaries.size() ? fmt(r.lbp_boundaries[i], "%.3f") : "–") << " |";
                     md << " " << fmt(r.gpu_batched_thread_only, "%.3f") << " |\n";
+                }
+                md << "\n";
+                md << "### WaldBoost first launch, tiled or not: batched ms per frame\n\n"
+                   << "Tiled: a block per 32×8 windows with their integral-image patch in shared memory; cuts: in-block "
+                      "compaction of survivors; boundaries: global compaction, as above.\n\n| size | step | stride |";
+                for (const TileDesign& d : kTileDesigns)
+                    md << " " << (d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) : std::string("untiled"))
+                       << "; boundaries " << list(d.boundaries) << " |";
+                md << "\n|---|---|---|";
+                for (std::size_t i = 0; i < kTileDesigns.size(); ++i) md << "---|";
+                md << "\n";
+                for (const Row& r : rows) {
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
+                    for (std::size_t i = 0; i < kTileDesigns.size(); ++i)
+                        md << " " << (i < r.lbp_tiles.size() ? fmt(r.lbp_tiles[i], "%.3f") : "–") << " |";
+                    md << "\n";
                 }
                 md << "\n";
                 // Macenauer's layout: implementation × block size × frame size, per scan setting.

@@ -78,7 +78,8 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     engine.sms = prop.multiProcessorCount;
     for (const Stage& stage : model_.stages) {
         const cuda::CudaStageKind* kind = cuda::find_cuda_stage_kind(stage.kind());
-        engine.stages.push_back(kind->make(stage, model_, options));
+        const cuda::StageSetting setting{static_cast<int>(engine.stages.size()), params_.stride};
+        engine.stages.push_back(kind->make(stage, model_, options, setting));
         engine.stage_needs.push_back(kind->needs);
         engine.needs |= kind->needs;
         for (int part = 0; part < engine.stages.back()->parts(); ++part)

@@ -24,7 +24,13 @@ struct DevLevel {
     long long ih;       // first point of this level's integral histogram
     long long px;       // first pixel of this level's gradient plane (width × height, row-major)
     long long win0;     // first window id
+    int tile0;          // first kTileW × kTileH window tile (the tiled first WaldBoost launch)
 };
+
+// Window tiles: the tiled first launch of a WaldBoost sequence gives each block kTileW × kTileH
+// neighbouring windows of one level (one thread each) and their patch of the integral image in
+// shared memory.
+constexpr int kTileW = 32, kTileH = 8;
 
 // A resampled pixel's two source pixels along one axis and the weight of the second (11-bit).
 struct AxisEntry {
@@ -45,6 +51,7 @@ struct SurvivorArgs {
     int n_levels;
     int stage_index, n_stages, stride;
     std::uint32_t n_windows;        // all windows of the frame
+    int n_tiles;                    // all kTileW × kTileH window tiles of the frame (DevLevel::tile0)
     const std::uint32_t* in_ids;    // nullptr: the first stage, ids 0..n_windows-1
     const std::uint32_t* in_count;  // nullptr: n_windows
     std::uint32_t* out_ids;

@@ -41,6 +41,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     std::vector<AxisEntry> xt, yt;
     long long points = 0, windows = 0, pixels = 0;
     int rows = 0, cols = 0, strips = 0, max_w = 0;
+    long long tiles = 0;
     for (const PyramidLevel& pl : s.plan) {
         DevLevel L{};
         L.width = pl.width;
@@ -58,6 +59,8 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         L.px = pixels;
         pixels += static_cast<long long>(pl.width) * pl.height;
         L.win0 = windows;
+        L.tile0 = static_cast<int>(tiles);
+        tiles += static_cast<long long>((L.cols + kTileW - 1) / kTileW) * ((L.rows + kTileH - 1) / kTileH);
         const Slot::Octave& o = s.octaves[static_cast<std::size_t>(pl.octave)];
         L.src = o.at;
         L.src_w = o.width;
@@ -76,6 +79,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.total_rows = rows;
     s.total_cols = cols;
     s.total_strips = strips;
+    s.total_tiles = static_cast<int>(tiles);  // at most n_windows, checked just above
     s.max_width = max_w;
     s.n_windows = static_cast<std::uint32_t>(windows);
     s.n_points = static_cast<std::size_t>(points);
@@ -229,6 +233,7 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         a.n_stages = static_cast<int>(engine.stages.size());
         a.stride = params.stride;
         a.n_windows = s.n_windows;
+        a.n_tiles = s.total_tiles;
         a.in_ids = k == 0 ? nullptr : s.d_ids[(k - 1) % 2].p;
         a.in_count = k == 0 ? nullptr : s.d_counts.p + (k - 1);
         a.out_ids = s.d_ids[k % 2].p;

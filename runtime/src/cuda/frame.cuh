@@ -58,7 +58,7 @@ struct Slot {
         int width, height;
     };
     std::vector<Octave> octaves;
-    int total_rows = 0, total_cols = 0, total_strips = 0, max_width = 0;
+    int total_rows = 0, total_cols = 0, total_strips = 0, total_tiles = 0, max_width = 0;
     std::uint32_t n_windows = 0;
     std::size_t n_points = 0;
     PinnedBuffer<std::uint8_t> h_in;

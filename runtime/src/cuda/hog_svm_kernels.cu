@@ -249,7 +249,7 @@ CudaStageKind hog_svm_cuda_kind() {
     FeatureNeeds needs;
     needs.hog = true;
     return {HogSvmStage::kKind, needs,
-            [](const Stage& s, const CascadeModel& m, const CudaOptions& o) -> std::unique_ptr<CudaStage> {
+            [](const Stage& s, const CascadeModel& m, const CudaOptions& o, const StageSetting&) -> std::unique_ptr<CudaStage> {
                 return std::make_unique<HogSvmCudaStage>(s.as<HogSvmStage>(), m.hog, o);
             }};
 }

@@ -45,11 +45,20 @@ public:
     virtual void launch(const SurvivorArgs& s, const FrameFeatures& f, int part, int grid_limit, cudaStream_t stream) const = 0;
 };
 
+// Where a stage sits and how the detector scans: launch plans that depend on the scan (the
+// WaldBoost stage's tiled first launch) are fixed when the stage is made.
+struct StageSetting {
+    int index = 0;   // the stage's place in the model (0: the frame's first launch is its)
+    int stride = 1;  // DetectParams::stride
+};
+
 struct CudaStageKind {
     std::string_view kind;
     FeatureNeeds needs;
     // Copies the stage's data to the current device.
-    std::function<std::unique_ptr<CudaStage>(const Stage& stage, const CascadeModel& model, const CudaOptions& options)> make;
+    std::function<std::unique_ptr<CudaStage>(const Stage& stage, const CascadeModel& model, const CudaOptions& options,
+                                             const StageSetting& setting)>
+        make;
 };
 
 // nullptr when the CUDA backend has no kernels for that kind.

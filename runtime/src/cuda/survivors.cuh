@@ -96,11 +96,18 @@ __device__ __forceinline__ void append_one(const SurvivorArgs& a, std::uint32_t 
     else if (pass) a.out_ids[atomicAdd(a.out_count, 1u)] = id;
 }
 
-// Adds a thread's count of weak classifiers evaluated to the frame's counter (one atomic a warp;
-// every lane of the warp calls it).
+// Adds the block's counts of weak classifiers evaluated to the frame's counter: one global atomic
+// a block (every thread of the block calls it once, with its own count). One atomic a warp on
+// that one counter queued at the L2: at 1920×1080 the first launch's 380 000 warps spent about
+// half of its time there (experiments/results/gpu-waldboost.md).
 __device__ __forceinline__ void count_weak(const SurvivorArgs& a, std::uint32_t evaluated) {
+    __shared__ unsigned long long block_sum;
+    if (threadIdx.x == 0) block_sum = 0;
+    __syncthreads();
     const std::uint32_t sum = __reduce_add_sync(kFullMask, evaluated);
-    if ((threadIdx.x & 31) == 0 && sum > 0) atomicAdd(a.weak_count, static_cast<unsigned long long>(sum));
+    if ((threadIdx.x & 31) == 0 && sum > 0) atomicAdd(&block_sum, static_cast<unsigned long long>(sum));
+    __syncthreads();
+    if (threadIdx.x == 0 && block_sum > 0) atomicAdd(a.weak_count, block_sum);
 }
 
 struct OutEntry {

@@ -2,9 +2,11 @@
 // 2015): the running sum of LBP look-ups with early rejection after every weak classifier, as
 // runtime/src/stages/waldboost_lbp.cpp does it on the CPU (same float additions in the same order,
 // so decisions and scores are bit-identical). The sequence runs in parts: every window through the
-// first weak classifiers, then the survivors, compacted at boundaries (CudaOptions::lbp_boundaries,
-// Macenauer's 1, 8, 64, 256, 512 by default), so that few threads idle while their warp's last
-// window is still being evaluated. Parts from CudaOptions::lbp_warp_from on run a warp per
+// first weak classifiers, then the survivors, compacted at boundaries (CudaOptions::lbp_boundaries;
+// Macenauer used 1, 8, 64, 256, 512), so that few threads idle while their warp's last window is
+// still being evaluated. The frame's first part runs tiled where it can (lbp_tile_kernel: a block's
+// windows read their integral-image patch from shared memory, and are compacted inside the block
+// at CudaOptions::lbp_tile_cuts). Parts from CudaOptions::lbp_warp_from on run a warp per
 // window: the few windows that get that far each take hundreds of weak classifiers, which one
 // thread would look up one after another (1.2 ms for 1536 weak classifiers at 1920×1080).
 #include <algorithm>
@@ -41,6 +43,39 @@ struct Part {
 constexpr int kSmallPart = 64, kLargePart = 2048;
 static_assert(sizeof(Part<kLargePart>) + sizeof(SurvivorArgs) + 64 < 32764, "kernel parameters over the limit");
 
+// Weak classifiers [begin, end) of part p for one window whose integral-image points start at o
+// (row_stride apart), its running sum in h: false (and the window recorded as rejected) at the
+// first weak classifier where h falls below θ_B. The CPU's additions in the CPU's order.
+__device__ __forceinline__ bool run_weak(const SurvivorArgs& a, std::uint32_t id, const std::uint32_t* o, int row_stride,
+                                         const float* __restrict__ tables, const DevWeak* weak, int first, int begin, int end,
+                                         float& h, std::uint32_t& evaluated) {
+    for (int k = begin; k < end; ++k) {
+        const DevWeak& c = weak[k];
+        const std::uint8_t code = lbp_code(o, static_cast<std::size_t>(row_stride), c.x, c.y, c.w, c.h);
+        h += __ldg(tables + (static_cast<std::size_t>(first + k) << 8) + code);
+        ++evaluated;
+        if (h < c.theta) {
+            record(a, id, h - c.theta, false);
+            return false;
+        }
+    }
+    return true;
+}
+
+// A window that passed the part's weak classifiers: the stage's final threshold decides where
+// the part ends the stage (the window recorded), else its sum waits for the next part. Returns
+// whether it goes on.
+template <class P>
+__device__ __forceinline__ bool end_part(const SurvivorArgs& a, const P& p, std::uint32_t id, float h) {
+    if (!p.last) {
+        a.stage_sum[id] = h;
+        return true;
+    }
+    const float score = h - p.final_threshold;
+    record(a, id, score, score >= 0.0f);
+    return score >= 0.0f;
+}
+
 // Thread mapping: one thread per window (grid-stride over the survivors, a block of Threads at a
 // time: CudaOptions::lbp_block_threads);
 // appends the windows that survive the part (survivors.cuh) and counts the weak classifiers it
@@ -51,41 +86,122 @@ __global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
     const std::uint32_t step = gridDim.x * blockDim.x;
+    std::uint32_t evaluated = 0;  // over the loop, counted once at the end (the loop is block-uniform)
     for (std::uint32_t block_i = blockIdx.x * blockDim.x; block_i < loop_n; block_i += step) {
         const std::uint32_t i = block_i + threadIdx.x;
         bool pass = false;
-        std::uint32_t id = 0, evaluated = 0;
+        std::uint32_t id = 0;
         if (i < count) {
             id = a.in_ids ? a.in_ids[i] : i;
             long long origin;
             int pitch;
             window_origin(a, id, origin, pitch);
-            const std::uint32_t* o = gray + origin;
             float h = p.first == 0 ? 0.0f : a.stage_sum[id];
-            pass = true;
-            for (int t = 0; t < p.count; ++t) {
-                const DevWeak& c = p.weak[t];
-                const std::uint8_t code = lbp_code(o, static_cast<std::size_t>(pitch), c.x, c.y, c.w, c.h);
-                h += __ldg(tables + (static_cast<std::size_t>(p.first + t) << 8) + code);
-                ++evaluated;
-                if (h < c.theta) {
-                    record(a, id, h - c.theta, false);
-                    pass = false;
-                    break;
-                }
-            }
+            pass = run_weak(a, id, gray + origin, pitch, tables, p.weak, p.first, 0, p.count, h, evaluated) && end_part(a, p, id, h);
+        }
+        append<Threads>(a, i, loop_n, id, pass);
+    }
+    count_weak(a, evaluated);
+}
+
+// The frame's first launch when it fits (CudaOptions::lbp_tiled): a block per kTileW × kTileH tile
+// of neighbouring windows of one level, one thread each (threadIdx.x = row · kTileW + column).
+// The block first copies the tile's patch of the level's integral image (every point its windows'
+// cells can touch) to shared memory, so that a weak classifier's 16 look-ups are shared-memory
+// reads, and at stride 1 a warp's 32 reads of one corner are 32 neighbouring words (no bank
+// conflict). Between the in-block cuts (TileShape::cuts, CudaOptions::lbp_tile_cuts) the block's
+// survivors are compacted in shared memory, in window order, so that the next weak classifiers
+// keep all threads busy from the start of the list and neighbouring threads still read
+// neighbouring windows. The codes, float additions and thresholds are those of lbp_part_kernel
+// (the same integers in the patch), so every decision and score is the CPU's.
+struct TileShape {
+    int patch_w, patch_h;  // integral-image points per patch row, patch rows
+    int n_cuts;
+    int cuts[6];           // in-block compaction after these weak classifiers of the part, ascending
+};
+constexpr int kTileThreads = kTileW * kTileH;
+static_assert(kTileThreads == 256, "the tiled launch's block compaction assumes 8 warps");
+
+template <int Cap>
+__global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+                                                                const float* __restrict__ tables, TileShape t,
+                                                                const __grid_constant__ Part<Cap> p) {
+    extern __shared__ std::uint32_t patch[];
+    __shared__ std::uint16_t list[kTileThreads];  // the surviving windows' tile positions, in order
+    __shared__ float sums[kTileThreads];           // and their running sums
+    __shared__ int warp_n[kTileThreads / 32];
+    const int tile = static_cast<int>(blockIdx.x);
+    const int li = find_level(a.n_levels, tile, [&](int l) { return static_cast<long long>(a.levels[l].tile0); });
+    const DevLevel& L = a.levels[li];
+    const int tiles_x = (L.cols + kTileW - 1) / kTileW;
+    const int ty = (tile - L.tile0) / tiles_x, tx = (tile - L.tile0) - ty * tiles_x;
+    const int x0 = tx * kTileW * a.stride, y0 = ty * kTileH * a.stride;  // the patch's first point
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    // The patch, a warp per row; points past the level's (width + 1) × (height + 1) are never read
+    // by a window of the level (its cells lie inside it) and are left as they are.
+    const int rows = min(t.patch_h, L.height + 1 - y0), cols = min(t.patch_w, L.width + 1 - x0);
+    for (int r = warp; r < rows; r += kTileThreads / 32) {
+        const std::uint32_t* src = gray + L.ih + static_cast<long long>(y0 + r) * L.pitch + x0;
+        for (int c = lane; c < cols; c += 32) patch[r * t.patch_w + c] = __ldg(src + c);
+    }
+    __syncthreads();
+    // Sub-part 0 over every window of the tile; later sub-parts over list[0, n).
+    int n = kTileThreads;
+    std::uint32_t evaluated = 0;
+    bool pass = false;
+    int pos = static_cast<int>(threadIdx.x);  // the window this thread holds (tile position)
+    float h = 0.0f;
+    {
+        const int wx = tx * kTileW + lane, wy = ty * kTileH + warp;
+        pass = wx < L.cols && wy < L.rows;
+    }
+    for (int cut = 0, begin = 0; cut <= t.n_cuts; ++cut) {
+        const int end = cut < t.n_cuts ? t.cuts[cut] : p.count;
+        if (cut > 0) {
+            pass = static_cast<int>(threadIdx.x) < n;
             if (pass) {
-                if (p.last) {
-                    const float score = h - p.final_threshold;
-                    pass = score >= 0.0f;
-                    record(a, id, score, pass);
-                } else {
-                    a.stage_sum[id] = h;
-                }
+                pos = list[threadIdx.x];
+                h = sums[threadIdx.x];
             }
         }
-        count_weak(a, evaluated);
-        append<Threads>(a, i, loop_n, id, pass);
+        __syncthreads();  // every list entry read before the compaction below rewrites the list
+        const int wx = tx * kTileW + (pos & (kTileW - 1)), wy = ty * kTileH + pos / kTileW;
+        const std::uint32_t id = static_cast<std::uint32_t>(L.win0) + static_cast<std::uint32_t>(wy * L.cols + wx);
+        if (pass) {
+            const std::uint32_t* o = patch + (pos / kTileW) * a.stride * t.patch_w + (pos & (kTileW - 1)) * a.stride;
+            pass = run_weak(a, id, o, t.patch_w, tables, p.weak, 0, begin, end, h, evaluated);
+            if (!pass && a.flags) a.flags[id] = 0;
+        }
+        if (cut == t.n_cuts) {  // the part's end: record or keep the sum, then append
+            if (pass) {
+                pass = end_part(a, p, id, h);
+                if (a.flags) a.flags[id] = pass ? 1 : 0;
+            }
+            count_weak(a, evaluated);
+            if (!a.flags) append<kTileThreads>(a, 0, 0, id, pass);
+            return;
+        }
+        // In-block compaction, in order: a ballot per warp, the warps' counts summed.
+        const unsigned m = __ballot_sync(kFullMask, pass);
+        if (lane == 0) warp_n[warp] = __popc(m);
+        __syncthreads();
+        int at = 0;
+        n = 0;
+        for (int w = 0; w < kTileThreads / 32; ++w) {
+            at += w < warp ? warp_n[w] : 0;
+            n += warp_n[w];
+        }
+        if (pass) {
+            at += __popc(m & ((1u << lane) - 1u));
+            list[at] = static_cast<std::uint16_t>(pos);
+            sums[at] = h;
+        }
+        if (n == 0) {  // the whole tile rejected: every thread sees the same n
+            count_weak(a, evaluated);
+            return;
+        }
+        __syncthreads();  // the list is complete, and warp_n read by every thread before it is reused
+        begin = end;
     }
 }
 
@@ -148,7 +264,7 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
 
 class WaldBoostLbpCudaStage final : public CudaStage {
 public:
-    WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options)
+    WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options, const StageSetting& setting)
         : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from) {
         std::vector<float> tables;
         tables.reserve(stage.weak.size() * 256);
@@ -159,18 +275,35 @@ public:
         }
         tables_.reserve(tables.size());
         CK(cudaMemcpy(tables_.p, tables.data(), tables.size() * sizeof(float), cudaMemcpyHostToDevice));
-        // Part ends: the boundaries inside the sequence, then its end; no part longer than kLargePart.
         const int n = static_cast<int>(weak_.size());
         std::vector<int> cuts = options.lbp_boundaries;
-        std::sort(cuts.begin(), cuts.end());
-        int begin = 0;
-        for (int cut : cuts) {
-            if (cut <= begin || cut >= n) continue;
-            while (cut - begin > kLargePart) ends_.push_back(begin += kLargePart);
-            ends_.push_back(begin = cut);
+        std::vector<int> tile_cuts = options.lbp_tile_cuts;
+        std::sort(tile_cuts.begin(), tile_cuts.end());
+        split(cuts, n);
+        // The tiled first launch: the model's first stage, and a patch that fits at this stride.
+        // Otherwise the in-block cuts become boundaries between launches.
+        tiled_ = options.lbp_tiled && setting.index == 0;
+        if (tiled_) {
+            const int count = ends_.front();
+            int ext_x = 0, ext_y = 0;  // the farthest integral-image point a window's cells reach
+            for (int k = 0; k < count; ++k) {
+                const DevWeak& c = weak_[static_cast<std::size_t>(k)];
+                ext_x = std::max(ext_x, c.x + 3 * c.w);
+                ext_y = std::max(ext_y, c.y + 3 * c.h);
+            }
+            tile_.patch_w = (kTileW - 1) * setting.stride + ext_x + 1;
+            tile_.patch_h = (kTileH - 1) * setting.stride + ext_y + 1;
+            tile_bytes_ = static_cast<std::size_t>(tile_.patch_w) * static_cast<std::size_t>(tile_.patch_h) * sizeof(std::uint32_t);
+            tiled_ = tile_bytes_ <= kTileBytes;
+            for (int cut : tile_cuts)
+                if (cut > 0 && cut < count && tile_.n_cuts < static_cast<int>(std::size(tile_.cuts)) &&
+                    (tile_.n_cuts == 0 || cut > tile_.cuts[tile_.n_cuts - 1]))
+                    tile_.cuts[tile_.n_cuts++] = cut;
         }
-        while (n - begin > kLargePart) ends_.push_back(begin += kLargePart);
-        ends_.push_back(n);
+        if (!tiled_ && !tile_cuts.empty()) {
+            cuts.insert(cuts.end(), tile_cuts.begin(), tile_cuts.end());
+            split(cuts, n);
+        }
     }
     std::uint32_t weak_per_window() const override { return 0; }  // counted on the device
     bool heavy() const override { return false; }
@@ -194,11 +327,27 @@ private:
                      cudaStream_t stream) const {
         // Grid: every window for the frame's first launch; later launches (fewer survivors, their
         // count known only on the device) loop over them with a few waves of blocks.
+        if (tiled_ && first == 0 && !s.in_ids) {  // the frame's first launch
+            if (count <= kSmallPart) launch_tile<kSmallPart>(s, f, count, last, stream);
+            else launch_tile<kLargePart>(s, f, count, last, stream);
+            return;
+        }
         const bool warp = first >= warp_from_;
         const int all = blocks_for(static_cast<std::size_t>(s.n_windows) * (warp ? 32 : 1), Threads);
         const int grid = grid_limit > 0 ? std::min(all, grid_limit * kThreads / Threads) : all;
         if (count <= kSmallPart) launch_cap<kSmallPart, Threads>(s, f, first, count, last, grid, warp, stream);
         else launch_cap<kLargePart, Threads>(s, f, first, count, last, grid, warp, stream);
+    }
+    template <int Cap>
+    void launch_tile(const SurvivorArgs& s, const FrameFeatures& f, int count, int last, cudaStream_t stream) const {
+        Part<Cap> p{};
+        p.first = 0;
+        p.count = count;
+        p.last = last;
+        p.final_threshold = final_;
+        std::copy(weak_.begin(), weak_.begin() + count, p.weak);
+        lbp_tile_kernel<Cap><<<s.n_tiles, kTileThreads, tile_bytes_, stream>>>(s, f.gray, tables_.p, tile_, p);
+        CK_LAUNCH();
     }
     template <int Cap, int Threads>
     void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid, bool warp,
@@ -214,8 +363,28 @@ private:
         CK_LAUNCH();
     }
 
+    // The tiled first launch's patch: at most the shared memory a block gets without opting in.
+    static constexpr std::size_t kTileBytes = 48 * 1024;
+
+    // Part ends: the boundaries inside the sequence, then its end; no part longer than kLargePart.
+    void split(std::vector<int>& cuts, int n) {
+        std::sort(cuts.begin(), cuts.end());
+        ends_.clear();
+        int begin = 0;
+        for (int cut : cuts) {
+            if (cut <= begin || cut >= n) continue;
+            while (cut - begin > kLargePart) ends_.push_back(begin += kLargePart);
+            ends_.push_back(begin = cut);
+        }
+        while (n - begin > kLargePart) ends_.push_back(begin += kLargePart);
+        ends_.push_back(n);
+    }
+
     float final_;
     int threads_, warp_from_;
+    bool tiled_ = false;
+    TileShape tile_{};
+    std::size_t tile_bytes_ = 0;
     std::vector<DevWeak> weak_;
     DeviceBuffer<float> tables_;
     std::vector<int> ends_;  // the weak-classifier count at the end of each part
@@ -235,11 +404,11 @@ CudaStageKind waldboost_lbp_cuda_kind() {
     FeatureNeeds needs;
     needs.gray_integral = true;
     return {WaldBoostLbpStage::kKind, needs,
-            [](const Stage& s, const CascadeModel&, const CudaOptions& o) -> std::unique_ptr<CudaStage> {
+            [](const Stage& s, const CascadeModel&, const CudaOptions& o, const StageSetting& setting) -> std::unique_ptr<CudaStage> {
                 const WaldBoostLbpStage& stage = s.as<WaldBoostLbpStage>();
                 std::string why;
                 if (!fits_records(stage, &why)) throw DetectError("the CUDA backend cannot run this waldboost_lbp stage: " + why);
-                return std::make_unique<WaldBoostLbpCudaStage>(stage, o);
+                return std::make_unique<WaldBoostLbpCudaStage>(stage, o, setting);
             }};
 }
 

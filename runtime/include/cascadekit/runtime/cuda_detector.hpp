@@ -58,16 +58,26 @@ struct CudaOptions {
     int warp_stage_min_learners = 16;
     // WaldBoost LBP sequences: survivors are compacted after these numbers of weak classifiers
     // (and at the sequence's end); each part between two boundaries is one launch over the
-    // survivors of the one before. Macenauer (Brno 2015) used 1, 8, 64, 256, 512; on the shipped
-    // face model (97 % of windows pass its first weak classifier) 4, 16, 64, 256 was fastest at
-    // every frame size (experiments/results/gpu-waldboost.md).
-    std::vector<int> lbp_boundaries = {4, 16, 64, 256};
+    // survivors of the one before. Macenauer (Brno 2015) used 1, 8, 64, 256, 512. On the shipped
+    // face model (97 % of windows pass its first weak classifier) 4, 16, 64, 256 was fastest
+    // untiled; with the tiled first launch below, 16, 64, 256 and an in-block cut at 4
+    // (experiments/results/gpu-waldboost.md).
+    std::vector<int> lbp_boundaries = {16, 64, 256};
     // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
     // others). Block atomics gather one block's survivors at a time.
     int lbp_block_threads = 256;
     // Parts that start at this weak classifier or later run one warp per window (lanes look up 32
     // weak classifiers at once, summed in order); earlier parts one thread per window.
     int lbp_warp_from = 64;
+    // The frame's first WaldBoost launch (the first part of a model's first stage) gives each
+    // block a tile of 32 × 8 neighbouring windows and copies their patch of the gray integral image
+    // to shared memory, when the patch fits in 48 KiB at the detector's stride (24×24 faces at
+    // strides 1–8: yes; 64×128 people windows at stride 8: no). false: never.
+    bool lbp_tiled = true;
+    // Inside that tiled launch, the block's surviving windows are compacted in shared memory (in
+    // window order) after these weak classifiers (at most 6; those at or past the first part's
+    // end are ignored). Untiled, they are boundaries like lbp_boundaries.
+    std::vector<int> lbp_tile_cuts = {4};
     // Models with an LBP prefix in front of HoG stages: EveryLevel builds every level's integral
     // histograms (as without a prefix); SurvivorBlocks (default) builds only a per-pixel gradient
     // plane per level and sums each survivor's blocks from it. WhereSurvivors is CPU-only.
