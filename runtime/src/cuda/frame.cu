@@ -7,6 +7,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include "gray_kernels.cuh"
+#include "host_copy.hpp"
 #include "integral_histogram_kernels.cuh"
 #include "integral_image_kernels.cuh"
 
@@ -271,8 +272,8 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
 }
 
 void stage_input(Slot& s, const ImageView& image) {
-    const std::size_t row = static_cast<std::size_t>(image.width) * image.channels;
-    for (int y = 0; y < image.height; ++y) std::memcpy(s.h_in.p + y * row, image.data + y * image.stride, row);
+    copy_rows(s.h_in.p, image.data, image.height, static_cast<std::size_t>(image.width) * image.channels,
+              image.stride);
 }
 
 void launch(Slot& s, const Engine& engine, const DetectParams& params) {
