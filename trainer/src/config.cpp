@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/model/cascade.hpp"
 #include "cascadekit/io/annotations.hpp"
@@ -127,6 +128,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("hog.hys_clip", c.hog.hys_clip);
     r.get("boosting.stage_kind", b.stage_kind);
     r.get("boosting.stage_sequence", b.stage_sequence);
+    r.get("boosting.final_stage", b.final_stage);
     r.get("boosting.pool", b.pool);
     r.get("boosting.min_block", b.min_block);
     r.get("boosting.candidates_per_round", b.candidates_per_round);
@@ -257,6 +259,18 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     for (const std::string& k : b.stage_sequence)
         if (c.kind == TrainKind::Cascade && find_stage_trainer(k) == nullptr)
             r.fail("boosting.stage_sequence", "no stage trainer '" + k + "' (this build trains: " + known_stage_trainers() + ")");
+    if (c.kind == TrainKind::Cascade && !b.final_stage.empty()) {
+        if (find_stage_trainer(b.final_stage) == nullptr)
+            r.fail("boosting.final_stage", "no stage trainer '" + b.final_stage + "' (this build trains: " + known_stage_trainers() + ")");
+        const bool repeats = b.stage_sequence.empty() ? b.stage_kind == b.final_stage
+                                                      : std::find(b.stage_sequence.begin(), b.stage_sequence.end(), b.final_stage) !=
+                                                            b.stage_sequence.end();
+        if (repeats) r.fail("boosting.final_stage", "'" + b.final_stage + "' already trains the cascade's stages; name another trainer");
+        if (static_cast<std::size_t>(b.max_stages) >= kMaxStages)
+            r.fail("boosting.final_stage", "max_stages leaves no room for one more stage (at most " + std::to_string(kMaxStages) + ")");
+        if (b.final_stage == "hog_dense" && make_block_pool("dalal-triggs", c.window.width, c.window.height).empty())
+            r.fail("boosting.final_stage", "hog_dense needs a window that holds 16x16 blocks");
+    }
     c.text = text;
     return c;
 }

@@ -11,6 +11,21 @@
 
 namespace cascadekit::detail {
 
+HogSvmStage dense_stage(const LinearSvm& svm, const std::vector<Rect>& blocks) {
+    HogSvmStage st;
+    st.vote = VoteMode::Margin;
+    st.threshold = 0.0f;
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+        HogLearner l;
+        l.block = blocks[b];
+        std::copy_n(svm.weights.begin() + static_cast<std::ptrdiff_t>(b * kBlockDims), kBlockDims, l.weights.begin());
+        l.bias = b == 0 ? svm.bias : 0.0f;  // the SVM's bias, carried by the first block
+        l.alpha = 1.0f;
+        st.learners.push_back(l);
+    }
+    return st;
+}
+
 TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const ImageLoader& loader, const TrainOptions& opt,
                          TrainObserver& obs) {
     const auto t0 = Clock::now();
@@ -41,20 +56,7 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     std::fill(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(P), 1);
 
     const std::string created = opt.created_utc.empty() ? utc_now() : opt.created_utc;
-    auto to_model = [&](const LinearSvm& svm) {
-        HogSvmStage st;
-        st.vote = VoteMode::Margin;
-        st.threshold = 0.0f;
-        for (std::size_t b = 0; b < blocks.size(); ++b) {
-            HogLearner l;
-            l.block = blocks[b];
-            std::copy_n(svm.weights.begin() + static_cast<std::ptrdiff_t>(b * kBlockDims), kBlockDims, l.weights.begin());
-            l.bias = b == 0 ? svm.bias : 0.0f;  // the SVM's bias, carried by the first block
-            l.alpha = 1.0f;
-            st.learners.push_back(l);
-        }
-        return model_of(cfg, {st}, data.description, created);
-    };
+    auto to_model = [&](const LinearSvm& svm) { return model_of(cfg, {dense_stage(svm, blocks)}, data.description, created); };
     auto train_all = [&] {
         std::vector<int> rows(labels.size());
         std::iota(rows.begin(), rows.end(), 0);

@@ -65,6 +65,8 @@ public:
                                         cfg_.mining.min_scale);
         default_negatives_ = cfg_.boosting.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.boosting.negatives_per_stage)
                                                                    : crops_.size();
+        // A run stopped in its final stage resumes there (the final trainer is no stage_sequence entry).
+        final_ = opt_.resume && !cfg_.boosting.final_stage.empty() && ck_.current_kind == cfg_.boosting.final_stage;
         make_trainer();
         if (!opt_.resume) {
             ck_.negatives = detail::random_windows(images_, target_negatives(), cfg_.window.width, cfg_.window.height,
@@ -111,7 +113,9 @@ private:
     int stage_number() const { return static_cast<int>(ck_.stages.size()) + 1; }
     StageContext context() const { return {cfg_, stage_number(), crops_.size(), ck_.negatives.size()}; }
     // The kind of stage `stage` (1-based): boosting.stage_sequence, else boosting.stage_kind.
-    std::string_view kind_of_stage(int stage) const { return stage_kind_of(cfg_, stage); }
+    std::string_view kind_of_stage(int stage) const {
+        return final_ ? std::string_view(cfg_.boosting.final_stage) : std::string_view(stage_kind_of(cfg_, stage));
+    }
 
     // The negatives a stage trains on: what its trainer wants, else the configured default.
     std::size_t target_negatives() const {
@@ -249,20 +253,21 @@ private:
         obs_.on_stage(s);
         ck_.current.clear();
         ck_.current_kind.clear();
+        if (final_) {
+            ck_.finished = true;
+            ck_.stop_reason += "; then trained the final " + cfg_.boosting.final_stage + " stage";
+            return;
+        }
         if (finish_requested_) return;
         if (exhausted_in_stage_) {
             ck_.finished = true;
             ck_.exhausted = true;
             return;
         }
-        if (ck_.cascade_fp_rate <= cfg_.boosting.F_target) {
+        if (ck_.cascade_fp_rate <= cfg_.boosting.F_target || static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages) {
             ck_.finished = true;
-            ck_.stop_reason = "reached F_target";
-            return;
-        }
-        if (static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages) {
-            ck_.finished = true;
-            ck_.stop_reason = "reached max_stages";
+            ck_.stop_reason = ck_.cascade_fp_rate <= cfg_.boosting.F_target ? "reached F_target" : "reached max_stages";
+            if (!cfg_.boosting.final_stage.empty()) start_final_stage(stage);
             return;
         }
         // Bootstrapping: the next stage trains on the cascade's false positives.
@@ -283,6 +288,28 @@ private:
                          "); stage " + std::to_string(stage + 1) + " trains on those");
         ck_.negatives = detail::subsample(found, want,
                                           detail::streams::mined_subsample(cfg_.seed, static_cast<std::uint64_t>(stage + 1)));
+        start_stage(false);
+    }
+
+    // boosting.final_stage: one more stage, on the negatives the whole cascade still accepts.
+    void start_final_stage(int stage) {
+        const auto t = Clock::now();
+        const CascadeModel cascade = detail::model_of(cfg_, ck_.stages, data_.description, ck_.created_utc);
+        const auto found = detail::mine(cascade, cfg_, images_, stage + 1, obs_, observer_mutex_, nullptr, allowed_);
+        ck_.mining_seconds = seconds_since(t);
+        if (found.empty()) {
+            ck_.stop_reason += "; no negative window passes the cascade, so the final " + cfg_.boosting.final_stage +
+                               " stage was not trained";
+            obs_.on_note(ck_.stop_reason);
+            return;
+        }
+        ck_.finished = false;
+        final_ = true;
+        const std::size_t want = target_negatives();
+        obs_.on_note(ck_.stop_reason + ": the final " + cfg_.boosting.final_stage + " stage trains on " +
+                     std::to_string(std::min(found.size(), want)) + " of the " + std::to_string(found.size()) +
+                     " negative windows the cascade accepts");
+        ck_.negatives = detail::subsample(found, want, detail::streams::mined_subsample(cfg_.seed, static_cast<std::uint64_t>(stage + 1)));
         start_stage(false);
     }
 
@@ -320,6 +347,7 @@ private:
     std::size_t default_negatives_ = 0;
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish
+    bool final_ = false;             // training boosting.final_stage
     Checkpoint ck_;
     std::unique_ptr<StageTrainer> trainer_;
     std::string trainer_kind_;

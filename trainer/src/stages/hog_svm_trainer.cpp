@@ -9,30 +9,20 @@
 #include <numeric>
 
 #include "../streams.hpp"
-#include "../window_set.hpp"
 #include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/io/stage_codec.hpp"
 #include "cascadekit/model/hog_svm_stage.hpp"
 #include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "cascadekit/trainer/linear_svm.hpp"
-#include "stage_trainers.hpp"
+#include "hog_stage_trainer.hpp"
 
 namespace cascadekit {
 
 namespace {
-class HogSvmTrainer final : public StageTrainer {
+class HogSvmTrainer final : public HogStageTrainer {
 public:
     explicit HogSvmTrainer(const TrainConfig& cfg)
-        : cfg_(cfg), samples_(cfg.window.width, cfg.window.height, kOrientationBins),
-          pool_(make_block_pool(cfg.boosting.pool, cfg.window.width, cfg.window.height, cfg.boosting.min_block)) {}
-
-    FeatureNeeds needs() const override {
-        FeatureNeeds n;
-        n.hog = true;
-        return n;
-    }
-    void resize(std::size_t n) override { samples_.resize(n); }
-    void store(std::size_t slot, const LevelFeatures& f, int x, int y) override { samples_.store(slot, f.hog, x, y); }
+        : HogStageTrainer(cfg), pool_(make_block_pool(cfg.boosting.pool, cfg.window.width, cfg.window.height, cfg.boosting.min_block)) {}
 
     void begin_stage(const StageContext& ctx) override {
         current_ = {};
@@ -125,12 +115,6 @@ public:
         return result;
     }
 
-    std::size_t size() const override { return current_.learners.size(); }
-    Stage stage() const override { return current_; }
-    double detection_rate() const override { return d_; }
-    double fp_rate() const override { return f_; }
-    float threshold() const override { return current_.threshold; }
-
     void save_state(ByteWriter& out) const override {
         encode_stage(current_, out);
         out.vec(weights_);
@@ -181,26 +165,11 @@ private:
         update_threshold(ctx);
     }
 
-    void update_threshold(const StageContext& ctx) {
-        const std::size_t P = ctx.positives;
-        std::vector<float> pos(sums_.begin(), sums_.begin() + static_cast<std::ptrdiff_t>(P));
-        std::sort(pos.begin(), pos.end());
-        const auto k = static_cast<std::size_t>(std::floor((1.0 - cfg_.boosting.d_min) * static_cast<double>(P) + 1e-9));
-        current_.threshold = pos[std::min(k, pos.size() - 1)];
-        std::size_t dp = 0, fp = 0;
-        for (std::size_t i = 0; i < ctx.samples(); ++i)
-            if (sums_[i] >= current_.threshold) ++(i < P ? dp : fp);
-        d_ = static_cast<double>(dp) / static_cast<double>(P);
-        f_ = static_cast<double>(fp) / static_cast<double>(ctx.negatives);
-    }
+    void update_threshold(const StageContext& ctx) { set_threshold(sums_, ctx); }
 
-    const TrainConfig& cfg_;
-    detail::WindowSet samples_;
     std::vector<Rect> pool_;
-    HogSvmStage current_;
     std::vector<double> weights_;
     std::vector<float> sums_;
-    double d_ = 0, f_ = 1;
 };
 }  // namespace
 

@@ -9,6 +9,7 @@ KindRegistry<StageTrainerKind>& registry() {
     static KindRegistry<StageTrainerKind> r{
         hog_svm_trainer_kind(),
         waldboost_lbp_trainer_kind(),
+        hog_dense_trainer_kind(),
     };
     return r;
 }

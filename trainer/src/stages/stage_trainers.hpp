@@ -1,6 +1,9 @@
 #pragma once
 // Internal: each stage kind's trainer, listed once in stage_trainers.cpp.
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "cascadekit/io/byte_codec.hpp"
 #include "cascadekit/io/stage_codec.hpp"
@@ -27,7 +30,24 @@ S restore_stage(ByteReader& in, const TrainConfig& cfg) {
     return *typed;
 }
 
+// Sets the stage threshold that keeps d_min of the positives (samples [0, positives) of `sums`,
+// then the negatives), and the detection and false-positive rates it gives on these samples.
+inline void set_d_min_threshold(const std::vector<float>& sums, std::size_t positives, double d_min, float& threshold,
+                                double& detection_rate, double& fp_rate) {
+    std::vector<float> pos(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(positives));
+    std::sort(pos.begin(), pos.end());
+    const auto k = static_cast<std::size_t>(std::floor((1.0 - d_min) * static_cast<double>(positives) + 1e-9));
+    threshold = pos[std::min(k, pos.size() - 1)];
+    std::size_t dp = 0, fp = 0;
+    for (std::size_t i = 0; i < sums.size(); ++i)
+        if (sums[i] >= threshold) ++(i < positives ? dp : fp);
+    const std::size_t negatives = sums.size() - positives;
+    detection_rate = static_cast<double>(dp) / static_cast<double>(positives);
+    fp_rate = negatives > 0 ? static_cast<double>(fp) / static_cast<double>(negatives) : 0.0;
+}
+
 StageTrainerKind hog_svm_trainer_kind();        // stages/hog_svm_trainer.cpp
 StageTrainerKind waldboost_lbp_trainer_kind();  // stages/waldboost_lbp_trainer.cpp
+StageTrainerKind hog_dense_trainer_kind();      // stages/hog_dense_trainer.cpp
 
 }  // namespace cascadekit

@@ -74,6 +74,11 @@ struct BoostingConfig {
     // Hybrid cascades: the kind of stage 1, 2, …; the last entry repeats for the stages after it
     // (e.g. [waldboost_lbp, hog_svm]: an LBP sequence in front of HoG stages). Empty: stage_kind.
     std::vector<std::string> stage_sequence;
+    // One more stage, trained by this trainer once the cascade is complete (F_target or
+    // max_stages reached), on the positives and the negatives mined through the whole cascade:
+    // e.g. hog_dense, a Dalal-Triggs SVM over the whole window. Empty: none. It must not be a
+    // trainer of stage_kind or stage_sequence.
+    std::string final_stage;
     std::string pool = "zhu";            // candidate blocks: zhu | dalal-triggs (features/block_pool.hpp)
     int min_block = 12;                  // zhu pool: the smallest block side in pixels (even, >= 4)
     int candidates_per_round = 125;

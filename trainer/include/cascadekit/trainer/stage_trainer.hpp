@@ -81,7 +81,9 @@ public:
 };
 
 struct StageTrainerKind {
-    std::string_view kind;  // the model's stage kind it trains (StageBase::kind())
+    // The name configurations use: the model stage kind it trains (StageBase::kind()), or, for a
+    // second trainer of a kind, its own name (hog_dense trains hog_svm stages).
+    std::string_view kind;
     std::function<std::unique_ptr<StageTrainer>(const TrainConfig& config)> make;
 };
 // Adds (or replaces) a kind; call before parsing configurations that name it.
