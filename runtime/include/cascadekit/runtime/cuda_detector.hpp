@@ -16,8 +16,9 @@
 //   stages   launches over the surviving windows only (survivor compaction); hog_svm: one launch
 //            a stage, small stages one thread per window, large ones one warp per window (lanes
 //            over learners, summed in learner order); waldboost_lbp: one thread per window, a
-//            launch per part between compaction boundaries (CudaOptions::lbp_boundaries), early
-//            rejection after every weak classifier; a survivor's score accumulates its stage margins;
+//            launch per part between compaction boundaries (CudaOptions::lbp_boundaries), the
+//            frame's first part tiled where it fits (CudaOptions::lbp_tiled), early rejection
+//            after every weak classifier; a survivor's score accumulates its stage margins;
 //   download per-stage counts and the accepted windows.
 // Integral histograms are uint32 (exact: every rectangle sum of area <= kMaxExactRectArea is the
 // true sum, see integral_histogram.hpp) in three planes per level: bins 0-3 and 4-7 as uint4,
