@@ -95,6 +95,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.jitter_scale", d.jitter_scale);
     r.get("data.jitter_shift", d.jitter_shift);
     r.get("data.jitter_low_res", d.jitter_low_res);
+    r.get("data.jitter_only_for", d.jitter_only_for);
     std::vector<std::string> transforms;
     r.get("data.negative_transforms", transforms);
     r.get("data.holdout_every", d.holdout_every);
@@ -259,6 +260,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     for (const std::string& k : b.stage_sequence)
         if (c.kind == TrainKind::Cascade && find_stage_trainer(k) == nullptr)
             r.fail("boosting.stage_sequence", "no stage trainer '" + k + "' (this build trains: " + known_stage_trainers() + ")");
+    if (!c.data.jitter_only_for.empty() && find_stage_trainer(c.data.jitter_only_for) == nullptr)
+        r.fail("data.jitter_only_for", "no stage trainer '" + c.data.jitter_only_for + "' (this build trains: " + known_stage_trainers() + ")");
     if (c.kind == TrainKind::Cascade && !b.final_stage.empty()) {
         if (find_stage_trainer(b.final_stage) == nullptr)
             r.fail("boosting.final_stage", "no stage trainer '" + b.final_stage + "' (this build trains: " + known_stage_trainers() + ")");

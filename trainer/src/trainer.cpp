@@ -63,8 +63,7 @@ public:
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
                                         cfg_.mining.min_scale);
-        default_negatives_ = cfg_.boosting.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.boosting.negatives_per_stage)
-                                                                   : crops_.size();
+        originals_ = crops_.size() / static_cast<std::size_t>(1 + std::max(cfg_.data.jitter_copies, 0));
         // A run stopped in its final stage resumes there (the final trainer is no stage_sequence entry).
         final_ = opt_.resume && !cfg_.boosting.final_stage.empty() && ck_.current_kind == cfg_.boosting.final_stage;
         make_trainer();
@@ -111,7 +110,13 @@ private:
         return p;
     }
     int stage_number() const { return static_cast<int>(ck_.stages.size()) + 1; }
-    StageContext context() const { return {cfg_, stage_number(), crops_.size(), ck_.negatives.size()}; }
+    StageContext context() const { return {cfg_, stage_number(), positives(), ck_.negatives.size()}; }
+    // The positives the current stage trainer sees: crops [0, positives()) (data.jitter_only_for:
+    // the jittered copies, which follow the crops, only for that trainer's stages).
+    std::size_t positives() const {
+        const std::string& only = cfg_.data.jitter_only_for;
+        return only.empty() || trainer_kind_ == only ? crops_.size() : originals_;
+    }
     // The kind of stage `stage` (1-based): boosting.stage_sequence, else boosting.stage_kind.
     std::string_view kind_of_stage(int stage) const {
         return final_ ? std::string_view(cfg_.boosting.final_stage) : std::string_view(stage_kind_of(cfg_, stage));
@@ -119,7 +124,8 @@ private:
 
     // The negatives a stage trains on: what its trainer wants, else the configured default.
     std::size_t target_negatives() const {
-        return trainer_ && trainer_->negatives_wanted() > 0 ? trainer_->negatives_wanted() : default_negatives_;
+        if (trainer_ && trainer_->negatives_wanted() > 0) return trainer_->negatives_wanted();
+        return cfg_.boosting.negatives_per_stage > 0 ? static_cast<std::size_t>(cfg_.boosting.negatives_per_stage) : positives();
     }
 
     // Makes (or keeps) the stage trainer of the next stage, with the positives stored.
@@ -130,14 +136,14 @@ private:
         if (k == nullptr) throw TrainError("no stage trainer for stage kind '" + std::string(kind) + "'");
         trainer_ = k->make(cfg_);
         trainer_kind_ = std::string(kind);
-        trainer_->resize(crops_.size());
+        trainer_->resize(positives());
         detail::visit_positives(crops_, trainer_->needs(), cfg_.window.width, cfg_.window.height,
-                                [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
+                                [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); }, positives());
     }
 
     void store_negatives() {
-        trainer_->resize(crops_.size() + ck_.negatives.size());
-        detail::visit_windows(ck_.negatives, images_, crops_.size(), trainer_->needs(),
+        trainer_->resize(positives() + ck_.negatives.size());
+        detail::visit_windows(ck_.negatives, images_, positives(), trainer_->needs(),
                               [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
     }
 
@@ -344,7 +350,7 @@ private:
     std::mutex observer_mutex_;
     std::vector<GrayImage> crops_, images_;
     detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
-    std::size_t default_negatives_ = 0;
+    std::size_t originals_ = 0;  // crops before their jittered copies
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish
     bool final_ = false;             // training boosting.final_stage

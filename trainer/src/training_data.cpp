@@ -191,8 +191,9 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
     return out;
 }
 
-void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink) {
-    tbb::parallel_for(std::size_t{0}, crops.size(), [&](std::size_t i) {
+void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink,
+                     std::size_t count) {
+    tbb::parallel_for(std::size_t{0}, std::min(count, crops.size()), [&](std::size_t i) {
         LevelFeatures f;
         compute_level_features(crops[i], needs, f);
         sink(i, f, (crops[i].width - ww) / 2, (crops[i].height - wh) / 2);

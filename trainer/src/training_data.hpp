@@ -57,7 +57,9 @@ GrayImage jittered(const GrayImage& crop, double degrees, double scale, double d
 GrayImage low_res(const GrayImage& crop, double factor);
 
 // Hands each crop's centred window to sink(i, …) with the features `needs` asks for.
-void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink);
+// The first `count` crops (all when count exceeds their number), slot i for crop i.
+void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, int ww, int wh, const WindowSink& sink,
+                     std::size_t count = SIZE_MAX);
 
 // Hands window refs[i] to sink(first_slot + i, …), recomputing each needed pyramid level of each
 // image once (resampling and features as the detector does them). Parallel over images,

@@ -60,6 +60,10 @@ struct DataConfig {
     // Each jittered copy is also blurred as a small, low-quality photo would show it: reduced by a
     // factor drawn in [1, jitter_low_res] (area average) and enlarged back (bilinear). 1: none.
     double jitter_low_res = 1;
+    // The jittered copies train only the stages of this stage trainer (e.g. waldboost_lbp: a
+    // hybrid's LBP prefix, whose thresholds must keep people a little turned or off-centre);
+    // the other stages train on the crops as they are. Empty: every stage.
+    std::string jitter_only_for;
     // Negative images are also scanned in these flips and quarter turns (mirror, upside_down,
     // rotate180, rotate90, rotate270, transpose, transverse): up to 8× the windows to bootstrap from.
     std::vector<ImageTransform> negative_transforms;
