@@ -254,17 +254,17 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(wb.smoothing > 0) || wb.smoothing > 1e6) r.fail("waldboost.smoothing", "must be in (0, 1e6]");
     if (c.dense.random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
     if (c.dense.max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
-    if (c.kind == TrainKind::Cascade && find_stage_trainer(b.stage_kind) == nullptr)
-        r.fail("boosting.stage_kind", "no stage trainer '" + b.stage_kind + "' (this build trains: " + known_stage_trainers() + ")");
+    auto require_trainer = [&](const char* key, const std::string& name) {
+        if (find_stage_trainer(name) == nullptr)
+            r.fail(key, "no stage trainer '" + name + "' (this build trains: " + known_stage_trainers() + ")");
+    };
+    if (c.kind == TrainKind::Cascade) require_trainer("boosting.stage_kind", b.stage_kind);
     if (b.stage_sequence.size() > kMaxStages) r.fail("boosting.stage_sequence", "more entries than the stage limit");
     for (const std::string& k : b.stage_sequence)
-        if (c.kind == TrainKind::Cascade && find_stage_trainer(k) == nullptr)
-            r.fail("boosting.stage_sequence", "no stage trainer '" + k + "' (this build trains: " + known_stage_trainers() + ")");
-    if (!c.data.jitter_only_for.empty() && find_stage_trainer(c.data.jitter_only_for) == nullptr)
-        r.fail("data.jitter_only_for", "no stage trainer '" + c.data.jitter_only_for + "' (this build trains: " + known_stage_trainers() + ")");
+        if (c.kind == TrainKind::Cascade) require_trainer("boosting.stage_sequence", k);
+    if (!c.data.jitter_only_for.empty()) require_trainer("data.jitter_only_for", c.data.jitter_only_for);
     if (c.kind == TrainKind::Cascade && !b.final_stage.empty()) {
-        if (find_stage_trainer(b.final_stage) == nullptr)
-            r.fail("boosting.final_stage", "no stage trainer '" + b.final_stage + "' (this build trains: " + known_stage_trainers() + ")");
+        require_trainer("boosting.final_stage", b.final_stage);
         const bool repeats = b.stage_sequence.empty() ? b.stage_kind == b.final_stage
                                                       : std::find(b.stage_sequence.begin(), b.stage_sequence.end(), b.final_stage) !=
                                                             b.stage_sequence.end();

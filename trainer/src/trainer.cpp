@@ -270,23 +270,35 @@ private:
             ck_.exhausted = true;
             return;
         }
-        if (ck_.cascade_fp_rate <= cfg_.boosting.F_target || static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages) {
+        // Complete (F_target or max_stages): done, unless boosting.final_stage asks for one more.
+        const bool complete = ck_.cascade_fp_rate <= cfg_.boosting.F_target || static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages;
+        if (complete) {
             ck_.finished = true;
             ck_.stop_reason = ck_.cascade_fp_rate <= cfg_.boosting.F_target ? "reached F_target" : "reached max_stages";
-            if (!cfg_.boosting.final_stage.empty()) start_final_stage(stage);
-            return;
+            if (cfg_.boosting.final_stage.empty()) return;
         }
-        // Bootstrapping: the next stage trains on the cascade's false positives.
+        // Bootstrapping: the next stage (or the final one) trains on the cascade's false positives.
         const auto t = Clock::now();
         const CascadeModel so_far = detail::model_of(cfg_, ck_.stages, data_.description, ck_.created_utc);
         const auto found = detail::mine(so_far, cfg_, images_, stage + 1, obs_, observer_mutex_, nullptr, allowed_);
         ck_.mining_seconds = seconds_since(t);
         if (found.empty()) {
             ck_.finished = true;
-            ck_.exhausted = true;
-            ck_.stop_reason = "negative data exhausted: the cascade accepts no window of the negative images";
+            if (complete) {
+                ck_.stop_reason += "; no negative window passes the cascade, so the final " + cfg_.boosting.final_stage +
+                                   " stage was not trained";
+            } else {
+                ck_.exhausted = true;
+                ck_.stop_reason = "negative data exhausted: the cascade accepts no window of the negative images";
+            }
             obs_.on_note(ck_.stop_reason);
             return;
+        }
+        if (complete) {
+            ck_.finished = false;
+            final_ = true;  // from here on kind_of_stage() names the final trainer
+            obs_.on_note(ck_.stop_reason + ": the final " + cfg_.boosting.final_stage + " stage trains on the " +
+                         std::to_string(found.size()) + " negative windows the cascade accepts (at most the stage's share)");
         }
         const std::size_t want = target_negatives();
         if (found.size() < want)
@@ -294,28 +306,6 @@ private:
                          "); stage " + std::to_string(stage + 1) + " trains on those");
         ck_.negatives = detail::subsample(found, want,
                                           detail::streams::mined_subsample(cfg_.seed, static_cast<std::uint64_t>(stage + 1)));
-        start_stage(false);
-    }
-
-    // boosting.final_stage: one more stage, on the negatives the whole cascade still accepts.
-    void start_final_stage(int stage) {
-        const auto t = Clock::now();
-        const CascadeModel cascade = detail::model_of(cfg_, ck_.stages, data_.description, ck_.created_utc);
-        const auto found = detail::mine(cascade, cfg_, images_, stage + 1, obs_, observer_mutex_, nullptr, allowed_);
-        ck_.mining_seconds = seconds_since(t);
-        if (found.empty()) {
-            ck_.stop_reason += "; no negative window passes the cascade, so the final " + cfg_.boosting.final_stage +
-                               " stage was not trained";
-            obs_.on_note(ck_.stop_reason);
-            return;
-        }
-        ck_.finished = false;
-        final_ = true;
-        const std::size_t want = target_negatives();
-        obs_.on_note(ck_.stop_reason + ": the final " + cfg_.boosting.final_stage + " stage trains on " +
-                     std::to_string(std::min(found.size(), want)) + " of the " + std::to_string(found.size()) +
-                     " negative windows the cascade accepts");
-        ck_.negatives = detail::subsample(found, want, detail::streams::mined_subsample(cfg_.seed, static_cast<std::uint64_t>(stage + 1)));
         start_stage(false);
     }
 

@@ -1,7 +1,6 @@
 #include "frame.cuh"
 
 #include <algorithm>
-#include <cstring>
 #include <cub/device/device_select.cuh>
 #include <string>
 #include <thrust/iterator/counting_iterator.h>
