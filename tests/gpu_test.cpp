@@ -334,7 +334,7 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
     REQUIRE_GPU();
     int run = 0;
     for (int learners : {3, 40}) {
-        CascadeModel m = random_model(300u + static_cast<unsigned>(run), 3, learners, 6);
+        CascadeModel m = random_model(300u + static_cast<unsigned>(run), 4, learners, 6);
         const GrayImage img = blobby_image(401 + 29 * run, 333 + 7 * run, 60u + static_cast<unsigned>(run));
         calibrate_thresholds(m, img);
         DetectParams p;  // a sparse scan: the random prefix rejects little, and racecheck runs this test
@@ -350,6 +350,19 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
                 compare_backends(m, p, view, what + " " + photo.filename().string(), CudaOptions{.prefix_planes = planes});
             }
         }
+        // The last HoG stages as one launch (CudaOptions::hog_tail_from; the default is 3): from
+        // the first, the second, or never; under each compaction (CubSelect: never fused).
+        for (int from : {1, 2, -1})
+            for (Compaction c : {Compaction::BlockAtomics, Compaction::WarpAtomics, Compaction::CubSelect}) {
+                const std::string what = "hybrid " + std::to_string(learners) + " learners a stage, tail from " +
+                                         std::to_string(from) + ", " + std::string(kCompactionNames.name(c));
+                compare_backends(m, p, f.view, what + " synthetic", CudaOptions{.compaction = c, .hog_tail_from = from});
+                for (const fs::path& photo : pennfudan_images(1)) {
+                    const auto [view, keep] = load_photo(photo);
+                    compare_backends(m, p, view, what + " " + photo.filename().string(),
+                                     CudaOptions{.compaction = c, .hog_tail_from = from});
+                }
+            }
         ++run;
     }
 }

@@ -104,8 +104,12 @@ class Quiet : public TrainObserver {
 public:
     int rounds = 0, stages = 0, mining = 0;
     std::vector<std::string> notes;
+    std::vector<std::size_t> negatives;  // each stage's
     void on_round(const RoundReport&) override { ++rounds; }
-    void on_stage(const StageReport&) override { ++stages; }
+    void on_stage(const StageReport& s) override {
+        ++stages;
+        negatives.push_back(s.negatives);
+    }
     void on_mining(const MiningProgress&) override { ++mining; }
     void on_note(const std::string& n) override { notes.push_back(n); }
 };

@@ -718,10 +718,14 @@ TEST(WaldBoost, JitteredCopiesCanTrainThePrefixOnly) {
     a.model_out = d.dir / "all.h5";
     b.model_out = d.dir / "prefix.h5";
     a.created_utc = b.created_utc = "2026-11-23T00:00:00Z";
-    Quiet obs;
+    Quiet obs, obs_b;
     train(all, d.train, read_pgm, a, obs);
-    train(prefix, d.train, read_pgm, b, obs);
+    train(prefix, d.train, read_pgm, b, obs_b);
     const CascadeModel ma = load_model(a.model_out), mb = load_model(b.model_out);
+    // The HoG stages train on as many negatives as their own positives (the crops alone), not as
+    // the prefix's (crops and copies).
+    ASSERT_GE(obs_b.negatives.size(), 2u);
+    for (std::size_t k = 1; k < obs_b.negatives.size(); ++k) EXPECT_LE(obs_b.negatives[k], d.train.positives.size()) << "stage " << k + 1;
     ASSERT_GE(ma.stages.size(), 2u);
     ASSERT_GE(mb.stages.size(), 2u);
     EXPECT_EQ(ma.stages[0], mb.stages[0]);

@@ -49,6 +49,7 @@ struct Row {
     double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
     std::vector<double> lbp_tiles;         // batched ms per frame for each of kTileDesigns
     double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
+    std::vector<double> hog_tails;         // LBP prefix: batched ms per frame for each of kTailFroms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
     double cpu1_every_level = NAN, cpu1_where_survivors = NAN;
@@ -92,6 +93,8 @@ struct TileDesign {
 const std::vector<TileDesign> kTileDesigns = {{false, {4, 16, 64, 256}, {}}, {true, {4, 16, 64, 256}, {}}, {true, {16, 64, 256}, {4}},
                                               {true, {16, 64, 256}, {2, 4, 8}}, {true, {64, 256}, {4, 16}},
                                               {true, {32, 128, 512}, {4, 16}}, {true, {16, 64, 256}, {8}}};
+// CudaOptions::hog_tail_from: the default (3) first; -1: a launch per stage.
+constexpr int kTailFroms[] = {3, -1, 1, 2, 5, 8};
 std::string list(const std::vector<int>& v) {
     std::string s;
     for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
@@ -244,7 +247,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         }
                         r.gpu_batched_cub = batched_with(CudaOptions{.compaction = Compaction::CubSelect});
                         r.gpu_batched_warp = batched_with(CudaOptions{.compaction = Compaction::WarpAtomics});
-                        if (prefix) r.gpu_batched_every_level = batched_with(CudaOptions{.prefix_planes = PrefixPlanes::EveryLevel});
+                        if (prefix) {
+                            r.gpu_batched_every_level = batched_with(CudaOptions{.prefix_planes = PrefixPlanes::EveryLevel});
+                            for (int from : kTailFroms) r.hog_tails.push_back(batched_with(CudaOptions{.hog_tail_from = from}));
+                        }
                         if (lbp) {
                             r.gpu_batched_thread_only = batched_with(CudaOptions{.lbp_warp_from = 1 << 30});
                             for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(batched_with(CudaOptions{.lbp_boundaries = cuts}));
@@ -393,6 +399,20 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(r.gpu_batched_every_level, "%.3f")
                        << " | " << fmt(r.gpu_batched, "%.3f") << " | " << fmt(r.gpu_batched_every_level / r.gpu_batched, "%.2f×")
                        << " |\n";
+                md << "\n### The last HoG stages as one launch: batched ms per frame\n\n"
+                   << "From stage N (0-based; the LBP prefix is stage 0) to the end, one launch takes each window through stage "
+                      "after stage (CudaOptions::hog_tail_from; default first); never: a launch per stage.\n\n"
+                   << "| size | step | stride |";
+                for (int from : kTailFroms) md << " " << (from < 0 ? std::string("never") : "from " + std::to_string(from)) << " |";
+                md << "\n|---|---|---|";
+                for (std::size_t i = 0; i < std::size(kTailFroms); ++i) md << "---|";
+                md << "\n";
+                for (const Row& r : rows) {
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
+                    for (std::size_t i = 0; i < std::size(kTailFroms); ++i)
+                        md << " " << (i < r.hog_tails.size() ? fmt(r.hog_tails[i], "%.3f") : "–") << " |";
+                    md << "\n";
+                }
                 md << "\n";
             }
             if (lbp) {

@@ -300,6 +300,7 @@ private:
             obs_.on_note(ck_.stop_reason + ": the final " + cfg_.boosting.final_stage + " stage trains on the " +
                          std::to_string(found.size()) + " negative windows the cascade accepts (at most the stage's share)");
         }
+        make_trainer();  // the next stage's trainer: its positives, and so its negatives' count
         const std::size_t want = target_negatives();
         if (found.size() < want)
             obs_.on_note("only " + std::to_string(found.size()) + " false positives left (wanted " + std::to_string(want) +

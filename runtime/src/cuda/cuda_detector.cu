@@ -88,6 +88,14 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
     engine.hog_from_gradients = options.prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
                                 !engine.stage_needs.front().hog;
+    // Its last HoG stages as one launch (the first launch of the frame never: it has no input list).
+    const std::size_t tail_from = static_cast<std::size_t>(options.hog_tail_from);
+    if (engine.hog_from_gradients && options.hog_tail_from > 0 && options.compaction != Compaction::CubSelect &&
+        tail_from < engine.stages.size()) {
+        engine.tail = cuda::make_hog_tail(engine.stages, tail_from);
+        if (engine.tail)
+            while (engine.launches[engine.tail_launch].stage != options.hog_tail_from) ++engine.tail_launch;
+    }
     // Those copies ran on the legacy stream, which the slots' non-blocking streams do not wait for.
     CK(cudaStreamSynchronize(cudaStreamLegacy));
 }

@@ -202,6 +202,7 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
     CK(cudaMemsetAsync(s.d_counts.p, 0, n_launches * sizeof(std::uint32_t), st));
     CK(cudaMemsetAsync(s.d_weak.p, 0, sizeof(unsigned long long), st));
     FrameFeatures features;
+    const std::uint32_t* final_ids = nullptr;  // the last launch's survivors
     for (std::size_t k = 0; k < n_launches; ++k) {
         const Engine::Launch& l = engine.launches[k];
         const std::size_t stage = static_cast<std::size_t>(l.stage);
@@ -244,6 +245,18 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         a.win_stage = s.d_win_stage.p;
         a.stage_sum = s.d_stage_sum.p;
         a.weak_count = s.d_weak.p;
+        final_ids = a.out_ids;
+        if (engine.tail && k == engine.tail_launch) {  // the remaining launches as one
+            engine.tail->launch(a, features, engine.sms * 8, st);
+            if (ev) {  // the tail's time is its first launch's; the others take none
+                const int end = record_event(ev, st);
+                for (std::size_t j = k; j < n_launches; ++j) {
+                    if (j > k) ev->launch_begin.push_back(end);
+                    ev->launch_end.push_back(end);
+                }
+            }
+            break;
+        }
         engine.stages[stage]->launch(a, features, l.part, k == 0 ? 0 : engine.sms * 8, st);
         if (a.flags) {
             std::size_t bytes = s.cub_bytes;
@@ -256,7 +269,6 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         }
         if (ev) ev->launch_end.push_back(record_event(ev, st));
     }
-    const std::uint32_t* final_ids = s.d_ids[(n_launches - 1) % 2].p;
     launch_gather(final_ids, s.d_counts.p + (n_launches - 1), s.d_win_score.p, s.d_out.p,
                   std::min(blocks_for(kOutInGraph), engine.sms * 4), st);
     CK(cudaMemcpyAsync(s.h_counts.p, s.d_counts.p, n_launches * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));

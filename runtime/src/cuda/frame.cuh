@@ -32,6 +32,9 @@ struct Engine {
         int stage, part;
     };
     std::vector<Launch> launches;
+    // CudaOptions::hog_tail_from: launches [tail_launch, end) run as the one launch of `tail`.
+    std::unique_ptr<CudaTail> tail;
+    std::size_t tail_launch = 0;
     int sms = 0;
 };
 

@@ -134,61 +134,114 @@ __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, Ho
 // spread over the whole block, so its critical path is short even for the few windows of late
 // stages (a warp per learner took 50 µs a stage at 1280×960).
 constexpr int kPlaneThreads = 256, kPlaneChunk = 16;
-__global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs a, HogStageArgs h,
-                                                                     const std::uint32_t* __restrict__ G) {
+
+// The window's first gradient-plane pixel (level L, window id) and the level's row length.
+__device__ __forceinline__ const std::uint32_t* window_plane(const SurvivorArgs& a, const std::uint32_t* G, std::uint32_t id,
+                                                             int& width) {
+    const int li = find_level(a.n_levels, id, [&](int l) { return a.levels[l].win0; });
+    const DevLevel& L = a.levels[li];
+    const int local = static_cast<int>(id - L.win0);
+    const int wy = local / L.cols, wx = local - wy * L.cols;
+    width = L.width;
+    return G + L.px + static_cast<long long>(wy * a.stride) * L.width + wx * a.stride;
+}
+
+// One stage's sum of votes for the window at `plane` (the whole block calls it; the sum is
+// thread 0's). Leaves the block synchronised.
+__device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* plane, int width) {
     __shared__ std::uint32_t bins[kPlaneChunk * kBlockDims];
     __shared__ float votes[kPlaneChunk];
+    constexpr float kToGray = 1.0f / kMagnitudeScale;
+    float sum = 0.0f;
+    for (int c0 = 0; c0 < h.stage.count; c0 += kPlaneChunk) {
+        const int m = min(kPlaneChunk, h.stage.count - c0);
+        for (int i = threadIdx.x; i < m * kBlockDims; i += kPlaneThreads) bins[i] = 0;
+        __syncthreads();
+        for (int j = 0; j < m; ++j) {
+            const DevLearner& l = h.learners[c0 + j];
+            const int bw = l.bw, hw = l.bw / 2, hh = l.bh / 2, n = l.bw * l.bh;
+            const std::uint32_t* block = plane + static_cast<long long>(l.by) * width + l.bx;
+            std::uint32_t* b = bins + j * kBlockDims;
+#pragma unroll 4
+            for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
+                const int py = q / bw, px = q - py * bw;
+                const std::uint32_t e = __ldg(block + static_cast<long long>(py) * width + px);
+                atomicAdd(b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins + static_cast<int>(e >> 24),
+                          e & 0xFFFFFFu);
+            }
+        }
+        __syncthreads();
+        if (static_cast<int>(threadIdx.x) < m) {
+            const DevLearner& l = h.learners[c0 + threadIdx.x];
+            float v[kBlockDims];
+            for (int i = 0; i < kBlockDims; ++i) v[i] = static_cast<float>(bins[threadIdx.x * kBlockDims + i]) * kToGray;
+            block_math::normalise(v, h.norm, h.epsilon, h.hys_clip);
+            votes[threadIdx.x] = block_math::vote(h.stage.binary != 0, l.alpha, block_math::margin(l.w, l.bias, v));
+        }
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int j = 0; j < m; ++j) sum += votes[j];
+        __syncthreads();  // bins and votes are reused
+    }
+    return sum;
+}
+
+__global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs a, HogStageArgs h,
+                                                                     const std::uint32_t* __restrict__ G) {
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
-    constexpr float kToGray = 1.0f / kMagnitudeScale;
     for (std::uint32_t w = blockIdx.x; w < loop_n; w += gridDim.x) {
         if (w >= count) {
             if (threadIdx.x == 0) a.flags[w] = 0;  // only reached with flags (loop_n > count)
             continue;
         }
         const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
-        const int li = find_level(a.n_levels, id, [&](int l) { return a.levels[l].win0; });
-        const DevLevel& L = a.levels[li];
-        const int local = static_cast<int>(id - L.win0);
-        const int wy = local / L.cols, wx = local - wy * L.cols;
-        const std::uint32_t* plane = G + L.px + static_cast<long long>(wy * a.stride) * L.width + wx * a.stride;
-        float sum = 0.0f;  // thread 0's
-        for (int c0 = 0; c0 < h.stage.count; c0 += kPlaneChunk) {
-            const int m = min(kPlaneChunk, h.stage.count - c0);
-            for (int i = threadIdx.x; i < m * kBlockDims; i += kPlaneThreads) bins[i] = 0;
-            __syncthreads();
-            for (int j = 0; j < m; ++j) {
-                const DevLearner& l = h.learners[c0 + j];
-                const int bw = l.bw, hw = l.bw / 2, hh = l.bh / 2, n = l.bw * l.bh;
-                const std::uint32_t* block = plane + static_cast<long long>(l.by) * L.width + l.bx;
-                std::uint32_t* b = bins + j * kBlockDims;
-#pragma unroll 4
-                for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
-                    const int py = q / bw, px = q - py * bw;
-                    const std::uint32_t e = __ldg(block + static_cast<long long>(py) * L.width + px);
-                    atomicAdd(b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins + static_cast<int>(e >> 24),
-                              e & 0xFFFFFFu);
-                }
-            }
-            __syncthreads();
-            if (static_cast<int>(threadIdx.x) < m) {
-                const DevLearner& l = h.learners[c0 + threadIdx.x];
-                float v[kBlockDims];
-                for (int i = 0; i < kBlockDims; ++i) v[i] = static_cast<float>(bins[threadIdx.x * kBlockDims + i]) * kToGray;
-                block_math::normalise(v, h.norm, h.epsilon, h.hys_clip);
-                votes[threadIdx.x] = block_math::vote(h.stage.binary != 0, l.alpha, block_math::margin(l.w, l.bias, v));
-            }
-            __syncthreads();
-            if (threadIdx.x == 0)
-                for (int j = 0; j < m; ++j) sum += votes[j];
-            __syncthreads();  // bins and votes are reused
-        }
+        int width;
+        const float sum = plane_stage_sum(h, window_plane(a, G, id, width), width);
         if (threadIdx.x == 0) {
             const float score = sum - h.stage.threshold;
             const bool pass = score >= 0.0f;
             record(a, id, score, pass);
             append_one(a, w, id, pass);
         }
+    }
+}
+
+// The model's last stages in one launch (CudaOptions::hog_tail_from), from gradient planes. The
+// late stages of a hybrid see a few hundred windows each, and as launches of their own each
+// costs more in launch and drain than in work. Thread mapping: one block per window (grid-stride
+// over the survivors), which it takes through stage after stage (the same sums as
+// stage_plane_kernel, recorded as each stage's launch would) until one rejects it. Counts: the
+// windows that pass tail stage j are counted at out_count[j] (the count slot of that stage's
+// launch, for DetectStats); those that pass the last are appended at out_count[n - 1].
+__global__ void __launch_bounds__(kPlaneThreads) tail_plane_kernel(SurvivorArgs a, const HogStageArgs* __restrict__ stages, int n,
+                                                                    const std::uint32_t* __restrict__ G) {
+    __shared__ int pass_all;
+    const std::uint32_t count = *a.in_count;
+    const int first = a.stage_index;
+    for (std::uint32_t w = blockIdx.x; w < count; w += gridDim.x) {
+        const std::uint32_t id = a.in_ids[w];
+        int width;
+        const std::uint32_t* plane = window_plane(a, G, id, width);
+        for (int j = 0; j < n; ++j) {
+            const HogStageArgs& h = stages[j];
+            // Synchronises the block before it writes (every stage has learners: make_hog_tail), so
+            // every thread has read the stage before's pass_all.
+            const float sum = plane_stage_sum(h, plane, width);
+            if (threadIdx.x == 0) {
+                const float score = sum - h.stage.threshold;
+                const bool pass = score >= 0.0f;
+                SurvivorArgs at = a;
+                at.stage_index = first + j;
+                record(at, id, score, pass);
+                if (pass && j + 1 < n) atomicAdd(a.out_count + j, 1u);
+                if (pass && j + 1 == n) a.out_ids[atomicAdd(a.out_count + j, 1u)] = id;
+                pass_all = pass ? 1 : 0;
+            }
+            __syncthreads();
+            if (!pass_all) break;
+        }
+        __syncthreads();  // pass_all read by every thread before the next window's stages
     }
 }
 
@@ -238,12 +291,42 @@ public:
         CK_LAUNCH();
     }
 
+    const HogStageArgs& args() const { return args_; }
+
 private:
     DeviceBuffer<DevLearner> learners_;
     HogStageArgs args_{};
     bool warp_ = false;
 };
+
+class HogTail final : public CudaTail {
+public:
+    explicit HogTail(const std::vector<HogStageArgs>& stages) : n_(static_cast<int>(stages.size())) {
+        stages_.reserve(stages.size());
+        CK(cudaMemcpy(stages_.p, stages.data(), stages.size() * sizeof(HogStageArgs), cudaMemcpyHostToDevice));
+    }
+    int stages() const override { return n_; }
+    void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const override {
+        tail_plane_kernel<<<grid_limit * 4, kPlaneThreads, 0, stream>>>(s, stages_.p, n_, f.gradients);
+        CK_LAUNCH();
+    }
+
+private:
+    DeviceBuffer<HogStageArgs> stages_;
+    int n_;
+};
 }  // namespace
+
+std::unique_ptr<CudaTail> make_hog_tail(const std::vector<std::unique_ptr<CudaStage>>& stages, std::size_t from) {
+    std::vector<HogStageArgs> args;
+    for (std::size_t k = from; k < stages.size(); ++k) {
+        const auto* h = dynamic_cast<const HogSvmCudaStage*>(stages[k].get());
+        if (h == nullptr || h->args().stage.count == 0) return nullptr;
+        args.push_back(h->args());
+    }
+    if (args.size() < 2) return nullptr;  // a single stage: its own launch is the same
+    return std::make_unique<HogTail>(args);
+}
 
 CudaStageKind hog_svm_cuda_kind() {
     FeatureNeeds needs;

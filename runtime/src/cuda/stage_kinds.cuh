@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "cascadekit/model/cascade.hpp"
 #include "cascadekit/runtime/cuda_detector.hpp"
@@ -45,6 +46,17 @@ public:
     virtual void launch(const SurvivorArgs& s, const FrameFeatures& f, int part, int grid_limit, cudaStream_t stream) const = 0;
 };
 
+// The model's last stages run as one launch (CudaOptions::hog_tail_from): each window taken
+// through stage after stage until one rejects it, recorded and counted as the stages' own
+// launches would (the pass count of tail stage j at out_count[j]; the last stage's survivors
+// appended at out_count[stages() - 1]). Input: the survivors of the launch before (in_ids).
+class CudaTail {
+public:
+    virtual ~CudaTail() = default;
+    virtual int stages() const = 0;
+    virtual void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const = 0;
+};
+
 // Where a stage sits and how the detector scans: launch plans that depend on the scan (the
 // WaldBoost stage's tiled first launch) are fixed when the stage is made.
 struct StageSetting {
@@ -66,5 +78,9 @@ const CudaStageKind* find_cuda_stage_kind(std::string_view kind);
 
 CudaStageKind hog_svm_cuda_kind();        // hog_svm_kernels.cu
 CudaStageKind waldboost_lbp_cuda_kind();  // waldboost_lbp_kernels.cu
+
+// hog_svm_kernels.cu: stages [from, end) as one launch from gradient planes, when they are at
+// least two, all hog_svm, each with learners; else nullptr.
+std::unique_ptr<CudaTail> make_hog_tail(const std::vector<std::unique_ptr<CudaStage>>& stages, std::size_t from);
 
 }  // namespace cascadekit::cuda

@@ -313,6 +313,11 @@ public:
         const int first = part == 0 ? 0 : ends_[static_cast<std::size_t>(part) - 1];
         const int count = ends_[static_cast<std::size_t>(part)] - first;
         const int last = part + 1 == parts() ? 1 : 0;
+        if (tiled_ && first == 0 && !s.in_ids) {  // the frame's first launch, tiled
+            if (count <= kSmallPart) launch_tile<kSmallPart>(s, f, count, last, stream);
+            else launch_tile<kLargePart>(s, f, count, last, stream);
+            return;
+        }
         switch (threads_) {
             case 64: return launch_part<64>(s, f, first, count, last, grid_limit, stream);
             case 128: return launch_part<128>(s, f, first, count, last, grid_limit, stream);
@@ -322,42 +327,38 @@ public:
     }
 
 private:
+    // Grid: every window for the frame's first launch; later launches (fewer survivors, their
+    // count known only on the device) loop over them with a few waves of blocks.
     template <int Threads>
     void launch_part(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid_limit,
                      cudaStream_t stream) const {
-        // Grid: every window for the frame's first launch; later launches (fewer survivors, their
-        // count known only on the device) loop over them with a few waves of blocks.
-        if (tiled_ && first == 0 && !s.in_ids) {  // the frame's first launch
-            if (count <= kSmallPart) launch_tile<kSmallPart>(s, f, count, last, stream);
-            else launch_tile<kLargePart>(s, f, count, last, stream);
-            return;
-        }
         const bool warp = first >= warp_from_;
         const int all = blocks_for(static_cast<std::size_t>(s.n_windows) * (warp ? 32 : 1), Threads);
         const int grid = grid_limit > 0 ? std::min(all, grid_limit * kThreads / Threads) : all;
         if (count <= kSmallPart) launch_cap<kSmallPart, Threads>(s, f, first, count, last, grid, warp, stream);
         else launch_cap<kLargePart, Threads>(s, f, first, count, last, grid, warp, stream);
     }
+    // The kernel parameter of weak classifiers [first, first + count), in a record of capacity Cap.
     template <int Cap>
-    void launch_tile(const SurvivorArgs& s, const FrameFeatures& f, int count, int last, cudaStream_t stream) const {
-        Part<Cap> p{};
-        p.first = 0;
-        p.count = count;
-        p.last = last;
-        p.final_threshold = final_;
-        std::copy(weak_.begin(), weak_.begin() + count, p.weak);
-        lbp_tile_kernel<Cap><<<s.n_tiles, kTileThreads, tile_bytes_, stream>>>(s, f.gray, tables_.p, tile_, p);
-        CK_LAUNCH();
-    }
-    template <int Cap, int Threads>
-    void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid, bool warp,
-                    cudaStream_t stream) const {
+    Part<Cap> part_record(int first, int count, int last) const {
         Part<Cap> p{};
         p.first = first;
         p.count = count;
         p.last = last;
         p.final_threshold = final_;
         std::copy(weak_.begin() + first, weak_.begin() + first + count, p.weak);
+        return p;
+    }
+    template <int Cap>
+    void launch_tile(const SurvivorArgs& s, const FrameFeatures& f, int count, int last, cudaStream_t stream) const {
+        lbp_tile_kernel<Cap><<<s.n_tiles, kTileThreads, tile_bytes_, stream>>>(s, f.gray, tables_.p, tile_,
+                                                                               part_record<Cap>(0, count, last));
+        CK_LAUNCH();
+    }
+    template <int Cap, int Threads>
+    void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid, bool warp,
+                    cudaStream_t stream) const {
+        const Part<Cap> p = part_record<Cap>(first, count, last);
         if (warp) lbp_part_warp_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, p);
         else lbp_part_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, p);
         CK_LAUNCH();
