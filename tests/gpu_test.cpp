@@ -350,9 +350,9 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
                 compare_backends(m, p, view, what + " " + photo.filename().string(), CudaOptions{.prefix_planes = planes});
             }
         }
-        // The last HoG stages as one launch (CudaOptions::hog_tail_from; the default is 3): from
-        // the first, the second, or never; under each compaction (CubSelect: never fused).
-        for (int from : {1, 2, -1})
+        // The last HoG stages as one launch (CudaOptions::hog_tail_from; the default is 1, above):
+        // from the second or third, or never; under each compaction (CubSelect: never fused).
+        for (int from : {2, 3, -1})
             for (Compaction c : {Compaction::BlockAtomics, Compaction::WarpAtomics, Compaction::CubSelect}) {
                 const std::string what = "hybrid " + std::to_string(learners) + " learners a stage, tail from " +
                                          std::to_string(from) + ", " + std::string(kCompactionNames.name(c));

@@ -93,8 +93,8 @@ struct TileDesign {
 const std::vector<TileDesign> kTileDesigns = {{false, {4, 16, 64, 256}, {}}, {true, {4, 16, 64, 256}, {}}, {true, {16, 64, 256}, {4}},
                                               {true, {16, 64, 256}, {2, 4, 8}}, {true, {64, 256}, {4, 16}},
                                               {true, {32, 128, 512}, {4, 16}}, {true, {16, 64, 256}, {8}}};
-// CudaOptions::hog_tail_from: the default (3) first; -1: a launch per stage.
-constexpr int kTailFroms[] = {3, -1, 1, 2, 5, 8};
+// CudaOptions::hog_tail_from: the default (1) first; -1: a launch per stage.
+constexpr int kTailFroms[] = {1, -1, 2, 3, 5, 8};
 std::string list(const std::vector<int>& v) {
     std::string s;
     for (int x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);

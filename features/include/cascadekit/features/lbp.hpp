@@ -26,18 +26,22 @@ inline std::uint8_t lbp_code(const IntegralImage& ii, int ox, int oy, const Rect
 // as patches of their level's integral image (rectangle sums take differences only, so a patch
 // gives exactly the full image's codes), and by the CUDA backend (the same definition on the
 // device: cell corner (cx, cy), cell size cw × ch).
-CASCADEKIT_HD std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, int cx, int cy, int cw, int ch) {
-    std::uint32_t p[4][4];
-    for (int j = 0; j < 4; ++j) {
-        const std::uint32_t* row = origin + static_cast<std::size_t>(cy + j * ch) * row_stride;
-        for (int i = 0; i < 4; ++i) p[j][i] = row[cx + i * cw];
-    }
+// The code from the 4×4 grid of cell corners p[row][column].
+CASCADEKIT_HD std::uint8_t lbp_code_of_corners(const std::uint32_t (&p)[4][4]) {
     auto sum = [&](int i, int j) { return p[j + 1][i + 1] - p[j][i + 1] - p[j + 1][i] + p[j][i]; };
     const std::uint32_t c = sum(1, 1);
     // Clockwise from the top-left cell; the first gets bit 7.
     return static_cast<std::uint8_t>((sum(0, 0) >= c) << 7 | (sum(1, 0) >= c) << 6 | (sum(2, 0) >= c) << 5 |
                                      (sum(2, 1) >= c) << 4 | (sum(2, 2) >= c) << 3 | (sum(1, 2) >= c) << 2 |
                                      (sum(0, 2) >= c) << 1 | (sum(0, 1) >= c));
+}
+CASCADEKIT_HD std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, int cx, int cy, int cw, int ch) {
+    std::uint32_t p[4][4];
+    for (int j = 0; j < 4; ++j) {
+        const std::uint32_t* row = origin + static_cast<std::size_t>(cy + j * ch) * row_stride;
+        for (int i = 0; i < 4; ++i) p[j][i] = row[cx + i * cw];
+    }
+    return lbp_code_of_corners(p);
 }
 inline std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, const Rect& cell) {
     return lbp_code(origin, row_stride, cell.x, cell.y, cell.w, cell.h);

@@ -86,8 +86,10 @@ struct CudaOptions {
     // With SurvivorBlocks, the hog_svm stages from this model stage (0-based) to the end run as
     // one launch: a block per window takes it through stage after stage until one rejects it,
     // instead of a launch per stage whose few windows cost less than the launch. Applies when
-    // they are at least two and the compaction is not CubSelect; -1: a launch per stage.
-    int hog_tail_from = 3;
+    // they are at least two and the compaction is not CubSelect; -1: a launch per stage. The
+    // default, every HoG stage after a one-stage prefix: 0.75 → 0.63 ms per frame for the shipped
+    // hybrid at 1280×960, ×1.05 (experiments/results/gpu-waldboost.md).
+    int hog_tail_from = 1;
     bool use_graph = true;  // replay the frame's launches as a CUDA graph
     int device = 0;  // the CUDA device the detector lives and runs on
     // Tests: fill every device buffer with 0xFF bytes when it is sized, so that any output the
