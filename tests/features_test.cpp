@@ -668,6 +668,44 @@ TEST(GradientPlane, BlocksEqualTheIntegralHistogramsExactly) {
     EXPECT_EQ(plane.rect_sum(r), ih.rect_sum(r));
 }
 
+// Square-root gray levels (HogParams::gamma): the table is round(255·√(v/255)), increasing, with
+// 0 and 255 fixed; the identity for none. An integral histogram and a gradient plane built with
+// it equal those of the image mapped through it first, point for point.
+TEST(GrayGamma, SqrtCompressesGrayLevelsBeforeTheGradients) {
+    const std::uint8_t* none = gamma_table(GrayGamma::None);
+    const std::uint8_t* sqrt_table = gamma_table(GrayGamma::Sqrt);
+    for (int v = 0; v < 256; ++v) {
+        EXPECT_EQ(none[v], v);
+        EXPECT_EQ(sqrt_table[v], static_cast<int>(std::lround(255.0 * std::sqrt(v / 255.0)))) << v;
+        if (v > 0) {
+            EXPECT_GE(sqrt_table[v], sqrt_table[v - 1]);
+        }
+    }
+    EXPECT_EQ(sqrt_table[0], 0);
+    EXPECT_EQ(sqrt_table[64], 128);  // 127.75
+    EXPECT_EQ(sqrt_table[255], 255);
+    const GrayImage img = random_image(61, 47, 11);
+    GrayImage mapped = img;
+    for (std::uint8_t& v : mapped.pixels) v = sqrt_table[v];
+    IntegralHistogram a, b;
+    a.compute(img, GrayGamma::Sqrt);
+    b.compute(mapped);
+    ASSERT_EQ(a.width(), b.width());
+    EXPECT_TRUE(std::equal(a.data(), a.data() + a.row_stride() * (static_cast<std::size_t>(a.height()) + 1), b.data()));
+    IntegralHistogram plain;
+    plain.compute(img);
+    EXPECT_FALSE(std::equal(a.data(), a.data() + a.row_stride() * (static_cast<std::size_t>(a.height()) + 1), plain.data()));
+    GradientPlane pa, pb;
+    pa.compute(img, GrayGamma::Sqrt);
+    pb.compute(mapped);
+    for (int y = 0; y < img.height; ++y)
+        for (int x = 0; x < img.width; ++x) ASSERT_EQ(pa.at(x, y), pb.at(x, y)) << x << "," << y;
+    GrayGamma parsed = GrayGamma::None;
+    EXPECT_TRUE(kGrayGammaNames.parse("sqrt", parsed));
+    EXPECT_EQ(parsed, GrayGamma::Sqrt);
+    EXPECT_FALSE(kGrayGammaNames.parse("Sqrt", parsed));
+}
+
 // Padded levels: the same scales, each level 2·pad larger, its interior the unpadded level and its
 // border the image's edge replicated (exactly so at scale 1).
 TEST(Pyramid, PaddedLevelsHoldTheUnpaddedLevelInsideAReplicatedBorder) {

@@ -335,6 +335,7 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
     int run = 0;
     for (int learners : {3, 40}) {
         CascadeModel m = random_model(300u + static_cast<unsigned>(run), 4, learners, 6);
+        if (learners == 40) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels for the HoG planes
         const GrayImage img = blobby_image(401 + 29 * run, 333 + 7 * run, 60u + static_cast<unsigned>(run));
         calibrate_thresholds(m, img);
         DetectParams p;  // a sparse scan: the random prefix rejects little, and racecheck runs this test
@@ -374,6 +375,7 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
         for (int learners : {3, 40}) {  // thread-per-window and warp-per-window stages
             CascadeModel m = random_model(100u + static_cast<unsigned>(run), 4, learners, 0);
             m.hog.norm = norm;
+            if (run % 2 == 1) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels before the gradients
             const GrayImage img = blobby_image(413 + 37 * run, 301 + 11 * run, static_cast<unsigned>(run));
             calibrate_thresholds(m, img);
             DetectParams p;
@@ -382,7 +384,8 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
             p.level_pad = run % 3 == 1 ? 16 : 0;
             const Frame f = colour_frame(img, 3, 3);
             const std::string what = "random model " + std::to_string(run) + " (" + std::string(to_string(norm)) + ", " +
-                                     std::to_string(learners) + " learners a stage)";
+                                     std::to_string(learners) + " learners a stage, gamma " +
+                                     std::string(kGrayGammaNames.name(m.hog.gamma)) + ")";
             compare_backends(m, p, f.view, what + " synthetic");
             for (const fs::path& photo : pennfudan_images(2)) {
                 const auto [view, keep] = load_photo(photo);

@@ -217,6 +217,34 @@ TEST_F(ModelFile, BadOperatingPointValuesAreNamed) {
     expect_error("/detect/object_box", "must lie inside the window");
 }
 
+// Square-root gray levels (HogParams::gamma) make a schema-4 file with /hog@gamma, which older
+// builds refuse rather than misread; without it the file stays schema 3. A schema-4 file needs
+// the attribute, with a known value.
+TEST_F(ModelFile, GrayGammaRoundTripsInSchemaFour) {
+    CascadeModel m = full_model();
+    m.hog.gamma = GrayGamma::Sqrt;
+    save_model(m, path_);
+    EXPECT_EQ(file_bytes(path_)[20], 4);
+    const CascadeModel loaded = load_model(path_);
+    EXPECT_EQ(loaded.hog.gamma, GrayGamma::Sqrt);
+    expect_bit_identical(m, loaded);
+    auto edit_hog = [&](const std::function<void(hid_t)>& change) {
+        save_model(m, path_);
+        edit(path_, [&](hid_t f) {
+            hid_t g = H5Gopen2(f, "/hog", H5P_DEFAULT);
+            change(g);
+            H5Gclose(g);
+        });
+    };
+    edit_hog([](hid_t g) { set_string_attr(g, "gamma", "cube"); });
+    expect_error("/hog@gamma", "unknown gray-level compression 'cube' (expected none or sqrt)");
+    edit_hog([](hid_t g) { H5Adelete(g, "gamma"); });
+    expect_error("/hog@gamma", "missing attribute");
+    save_model(full_model(), path_);
+    EXPECT_EQ(file_bytes(path_)[20], 3);
+    EXPECT_EQ(load_model(path_).hog.gamma, GrayGamma::None);
+}
+
 TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
     CascadeModel m = random_model(5, 1, 105, 0);
     m.stages[0].as<HogSvmStage>().vote = VoteMode::Margin;
@@ -227,8 +255,8 @@ TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
 }
 
 TEST_F(ModelFile, FutureSchemaVersion) {
-    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 4); });
-    expect_error("/@schema_version", "schema version 4 is newer than this build of cascadekit supports (3)");
+    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 5); });
+    expect_error("/@schema_version", "schema version 5 is newer than this build of cascadekit supports (4)");
 }
 
 TEST_F(ModelFile, SchemaVersionDisagreesWithTheHeader) {

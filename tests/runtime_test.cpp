@@ -187,10 +187,13 @@ TEST(CpuDetector, StatisticsAddUp) {
     EXPECT_GT(r.detections.size(), 0u);
 }
 
+// Also with square-root gray levels for the HoG features (HogParams::gamma): the reference maps
+// each resampled level through the table, then takes its plain gradients.
 TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
-    for (unsigned seed : {41u, 42u}) {
+    for (unsigned seed : {41u, 42u, 43u}) {
         CascadeModel m = random_model(seed, 3, 4, 6);
         m.hog.epsilon = 0.5f;
+        if (seed == 43u) m.hog.gamma = GrayGamma::Sqrt;
         const GrayImage img = blobby_image(260, 300, seed);
         calibrate_thresholds(m, img);
         DetectParams p;
@@ -205,7 +208,9 @@ TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
         octaves.reset(img);
         for (const auto& l : plan_pyramid(img.width, img.height, 64, 128, p.scale_step)) {
             resample_level(octaves, l, level);
-            const GradientField g = compute_gradients(level);
+            GrayImage compressed = level;
+            for (std::uint8_t& v : compressed.pixels) v = gamma_table(m.hog.gamma)[v];
+            const GradientField g = compute_gradients(compressed);
             for (int y = 0; y + 128 <= l.height; y += p.stride)
                 for (int x = 0; x + 64 <= l.width; x += p.stride) {
                     ++windows;
@@ -410,8 +415,10 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
     p.scale_step = 1.1;
     p.stride = 4;
     std::size_t with_detections = 0;
-    // From a prefix most windows pass to one none passes (then no HoG plane is built at all).
-    for (float final_threshold : {-1e6f, -3.0f, -1.0f, 0.5f, 1e6f}) {
+    // From a prefix most windows pass to one none passes (then no HoG plane is built at all); the
+    // last with square-root gray levels for the HoG planes.
+    for (float final_threshold : {-1e6f, -3.0f, -1.0f, 0.5f, 1e6f, -2.0f}) {
+        if (final_threshold == -2.0f) m.hog.gamma = GrayGamma::Sqrt;
         auto& wb = m.stages[0].as<WaldBoostLbpStage>();
         wb.final_threshold = final_threshold;
         const DetectResult lazy = CpuDetector(m, p, CpuOptions{PrefixPlanes::WhereSurvivors}).detect(img.view());

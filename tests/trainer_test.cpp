@@ -328,6 +328,7 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
     const std::pair<const char*, const char*> cases[] = {
         {"hog: {epsilon: .inf}", "x.yaml: hog.epsilon: must be a finite number"},
         {"hog: {hys_clip: .nan}", "x.yaml: hog.hys_clip: must be a finite number"},
+        {"hog: {gamma: cube}", "x.yaml: hog.gamma: must be none or sqrt"},
         {"mining: {scale_step: .inf}", "x.yaml: mining.scale_step: must be a finite number"},
         {"data: {max_positives: -5}", "x.yaml: data.max_positives: must be >= 0"},
         {"data: {max_negative_images: -1}", "x.yaml: data.max_negative_images: must be >= 0"},
@@ -349,6 +350,7 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"window: {width: 12, height: 12}\nboosting: {final_stage: hog_dense}", "x.yaml: boosting.final_stage: hog_dense needs a window"},
     };
     EXPECT_EQ(parse_train_config("window: {width: 24, height: 24}\nboosting: {min_block: 8}", "x.yaml").boosting.min_block, 8);
+    EXPECT_EQ(parse_train_config("hog: {gamma: sqrt}", "x.yaml").hog.gamma, GrayGamma::Sqrt);
     for (const auto& [text, message] : cases) {
         try {
             parse_train_config(text, "x.yaml");
@@ -377,7 +379,7 @@ double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& cr
     for (const auto& p : crops) {
         const GrayImage g = read_pgm(p.path);
         LevelFeatures f;
-        compute_level_features(g, ev.needs(), f);
+        compute_level_features(g, ev.needs(), m.hog.gamma, f);
         accepted += ev.evaluate(f, (g.width - 64) / 2, (g.height - 128) / 2).rejected_at < 0;
     }
     return static_cast<double>(accepted) / static_cast<double>(crops.size());

@@ -44,6 +44,20 @@ std::uint32_t quantised_magnitude(int gx, int gy) {
     return static_cast<std::uint32_t>(std::llround(std::sqrt(s)));
 }
 
+const std::uint8_t* gamma_table(GrayGamma gamma) {
+    struct Tables {
+        std::uint8_t t[2][256];
+        Tables() {
+            for (int v = 0; v < 256; ++v) {
+                t[0][v] = static_cast<std::uint8_t>(v);
+                t[1][v] = static_cast<std::uint8_t>(std::lround(std::sqrt(v / 255.0) * 255.0));
+            }
+        }
+    };
+    static const Tables tables;
+    return tables.t[gamma == GrayGamma::Sqrt ? 1 : 0];
+}
+
 void gradient_at(const GrayImage& image, int x, int y, int& gx, int& gy) {
     const int xl = std::max(x - 1, 0), xr = std::min(x + 1, image.width - 1);
     const int yu = std::max(y - 1, 0), yd = std::min(y + 1, image.height - 1);

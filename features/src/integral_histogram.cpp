@@ -13,21 +13,31 @@ namespace cascadekit {
 namespace {
 // Row y's gradient-table entries (bin << 24 | quantised magnitude), replicated borders: what
 // both the integral histogram and the gradient plane are built from. Calls emit(x, entry).
+// Gray levels go through `lut` (gamma_table) first, or are read as they are when it is null.
 template <class Emit>
-void gradient_row(const GrayImage& image, int y, const std::uint32_t* table, Emit&& emit) {
+void gradient_row(const GrayImage& image, int y, const std::uint32_t* table, const std::uint8_t* lut, Emit&& emit) {
     const int w = image.width, h = image.height;
     const std::uint8_t* up = image.pixels.data() + static_cast<std::size_t>(std::max(y - 1, 0)) * w;
     const std::uint8_t* mid = image.pixels.data() + static_cast<std::size_t>(y) * w;
     const std::uint8_t* down = image.pixels.data() + static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
+    if (lut == nullptr) {
+        for (int x = 0; x < w; ++x) {
+            const int gx = int(mid[std::min(x + 1, w - 1)]) - int(mid[std::max(x - 1, 0)]);
+            const int gy = int(down[x]) - int(up[x]);
+            emit(x, table[(gy + 255) * detail::kGradientTableSide + (gx + 255)]);
+        }
+        return;
+    }
     for (int x = 0; x < w; ++x) {
-        const int gx = int(mid[std::min(x + 1, w - 1)]) - int(mid[std::max(x - 1, 0)]);
-        const int gy = int(down[x]) - int(up[x]);
+        const int gx = int(lut[mid[std::min(x + 1, w - 1)]]) - int(lut[mid[std::max(x - 1, 0)]]);
+        const int gy = int(lut[down[x]]) - int(lut[up[x]]);
         emit(x, table[(gy + 255) * detail::kGradientTableSide + (gx + 255)]);
     }
 }
+const std::uint8_t* lut_of(GrayGamma gamma) { return gamma == GrayGamma::None ? nullptr : gamma_table(gamma); }
 }  // namespace
 
-void IntegralHistogram::compute(const GrayImage& image) {
+void IntegralHistogram::compute(const GrayImage& image, GrayGamma gamma) {
     width_ = image.width;
     height_ = image.height;
     const std::size_t stride = row_stride();
@@ -35,6 +45,7 @@ void IntegralHistogram::compute(const GrayImage& image) {
     std::fill_n(data_.begin(), stride, 0u);  // row 0
     if (width_ == 0 || height_ == 0) return;
     const std::uint32_t* table = detail::gradient_table();
+    const std::uint8_t* lut = lut_of(gamma);
     const int h = height_;
 
     // Pass 1, parallel over rows: gradient, bin and magnitude of each pixel, accumulated along the
@@ -44,7 +55,7 @@ void IntegralHistogram::compute(const GrayImage& image) {
             std::uint32_t* out = data_.data() + (static_cast<std::size_t>(y) + 1) * stride;
             std::uint32_t sums[kOrientationBins] = {};
             std::memset(out, 0, kOrientationBins * sizeof(std::uint32_t));  // column 0
-            gradient_row(image, y, table, [&](int x, std::uint32_t e) {
+            gradient_row(image, y, table, lut, [&](int x, std::uint32_t e) {
                 sums[e >> 24] += e & 0xFFFFFFu;
                 std::memcpy(out + (static_cast<std::size_t>(x) + 1) * kOrientationBins, sums, sizeof sums);
             });
@@ -72,16 +83,17 @@ std::array<std::uint32_t, kOrientationBins> IntegralHistogram::rect_sum(const Re
     return s;
 }
 
-void GradientPlane::compute(const GrayImage& image) {
+void GradientPlane::compute(const GrayImage& image, GrayGamma gamma) {
     width_ = image.width;
     height_ = image.height;
     data_.resize(static_cast<std::size_t>(width_) * height_ + kPlaneSlack);
     const std::uint32_t* table = detail::gradient_table();
+    const std::uint8_t* lut = lut_of(gamma);
     const int w = width_, h = height_;
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 8), [&](const tbb::blocked_range<int>& rows) {
         for (int y = rows.begin(); y < rows.end(); ++y) {
             std::uint32_t* out = data_.data() + static_cast<std::size_t>(y) * w;
-            gradient_row(image, y, table, [&](int x, std::uint32_t e) { out[x] = e; });
+            gradient_row(image, y, table, lut, [&](int x, std::uint32_t e) { out[x] = e; });
         }
     });
 }

@@ -275,6 +275,11 @@ CascadeModel Reader::read(hid_t root) const {
         fail("/hog@block_norm", "unknown block normalisation '" + norm + "' (expected l2, l2-hys or l1-sqrt)");
     m.hog.epsilon = read_float(hog.get(), "/hog", "epsilon");
     m.hog.hys_clip = read_float(hog.get(), "/hog", "hys_clip");
+    if (version >= 4) {
+        const std::string gamma = read_string(hog.get(), "/hog", "gamma");
+        if (!kGrayGammaNames.parse(gamma, m.hog.gamma))
+            fail("/hog@gamma", "unknown gray-level compression '" + gamma + "' (expected " + kGrayGammaNames.choices() + ")");
+    }
 
     Handle meta = open_group(root, "metadata", "/metadata");
     m.metadata.training_config = read_string(meta.get(), "/metadata", "training_config");
@@ -395,7 +400,8 @@ public:
     void write(const CascadeModel& m) const {
         const hid_t root = file_;
         attr_string(root, "format", kModelFormatName, "/@format");
-        attr_int(root, "schema_version", kModelSchemaVersion, "/@schema_version");
+        const int schema = model_schema_version(m);
+        attr_int(root, "schema_version", schema, "/@schema_version");
         attr_int(root, "window_width", m.window_width, "/@window_width");
         attr_int(root, "window_height", m.window_height, "/@window_height");
         attr_string(root, "feature_family", feature_family(m), "/@feature_family");
@@ -405,6 +411,7 @@ public:
         attr_string(hog.get(), "block_norm", std::string(to_string(m.hog.norm)), "/hog@block_norm");
         attr_float(hog.get(), "epsilon", m.hog.epsilon, "/hog@epsilon");
         attr_float(hog.get(), "hys_clip", m.hog.hys_clip, "/hog@hys_clip");
+        if (schema >= 4) attr_string(hog.get(), "gamma", std::string(kGrayGammaNames.name(m.hog.gamma)), "/hog@gamma");
 
         Handle meta = group(root, "metadata", "/metadata");
         attr_string(meta.get(), "training_config", m.metadata.training_config, "/metadata@training_config");
@@ -700,6 +707,8 @@ CascadeModel load_model_unverified(const std::filesystem::path& file) {
     return parse_isolated(bytes, file, true);
 }
 
+int model_schema_version(const CascadeModel& model) { return model.hog.gamma == GrayGamma::None ? 3 : 4; }
+
 std::vector<std::uint8_t> model_file_bytes(const CascadeModel& model, const std::filesystem::path& file) {
     silence_hdf5();
     try {
@@ -726,7 +735,7 @@ std::vector<std::uint8_t> model_file_bytes(const CascadeModel& model, const std:
     if (H5Fget_file_image(f.get(), bytes.data() + kModelHeaderBytes, static_cast<std::size_t>(size)) != size)
         throw ModelFileError(file, "/", "HDF5 gave a short file image");
     f.reset();
-    write_header(bytes);
+    write_header(bytes, static_cast<std::uint32_t>(model_schema_version(model)));
     return bytes;
 }
 

@@ -15,6 +15,7 @@ std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
     o.pod<std::uint8_t>(static_cast<std::uint8_t>(m.hog.norm));
     o.pod(m.hog.epsilon);
     o.pod(m.hog.hys_clip);
+    o.pod<std::uint8_t>(static_cast<std::uint8_t>(m.hog.gamma));
     for (const std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                  &m.metadata.toolkit_version})
         o.str(*s);
@@ -59,6 +60,9 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
         m.hog.norm = static_cast<BlockNorm>(norm);
         m.hog.epsilon = in.pod<float>();
         m.hog.hys_clip = in.pod<float>();
+        const auto gamma = in.pod<std::uint8_t>();
+        if (gamma > static_cast<std::uint8_t>(GrayGamma::Sqrt)) throw std::runtime_error("bad gray gamma");
+        m.hog.gamma = static_cast<GrayGamma>(gamma);
         for (std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                &m.metadata.toolkit_version})
             *s = in.str();

@@ -76,6 +76,10 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     CK(cudaGetDeviceProperties(&prop, options.device));
     impl_->device_name = prop.name;
     engine.sms = prop.multiProcessorCount;
+    if (model_.hog.gamma != GrayGamma::None) {
+        engine.gamma.reserve(256);
+        CK(cudaMemcpy(engine.gamma.p, gamma_table(model_.hog.gamma), 256, cudaMemcpyHostToDevice));
+    }
     for (const Stage& stage : model_.stages) {
         const cuda::CudaStageKind* kind = cuda::find_cuda_stage_kind(stage.kind());
         const cuda::StageSetting setting{static_cast<int>(engine.stages.size()), params_.stride};

@@ -174,11 +174,11 @@ int record_event(StepEvents* ev, cudaStream_t stream) {
     return ev->n++;
 }
 
-void build_hog(Slot& s, cudaStream_t st, StepEvents* ev) {
+void build_hog(Slot& s, const Engine& engine, cudaStream_t st, StepEvents* ev) {
     const int n_levels = static_cast<int>(s.levels.size());
     if (ev) ev->rows_begin = record_event(ev, st);
-    launch_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width, s.d_A.p, s.d_B.p,
-                    s.d_C.p, st);
+    launch_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width, engine.gamma.p, s.d_A.p,
+                    s.d_B.p, s.d_C.p, st);
     if (ev) ev->rows_end = record_event(ev, st);
     launch_column_pass(s.d_levels.p, n_levels, s.total_cols, s.d_A.p, s.d_B.p, s.d_C.p, st);
     if (ev) ev->columns_end = record_event(ev, st);
@@ -211,11 +211,11 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
             if (engine.hog_from_gradients) {
                 if (ev) ev->rows_begin = record_event(ev, st);
                 launch_gradient_plane(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width,
-                                      s.d_G.p, st);
+                                      engine.gamma.p, s.d_G.p, st);
                 if (ev) ev->rows_end = ev->columns_end = record_event(ev, st);
                 features.gradients = s.d_G.p;
             } else {
-                build_hog(s, st, ev);
+                build_hog(s, engine, st, ev);
                 features.hog = {s.d_A.p, s.d_B.p, s.d_C.p};
             }
         }

@@ -32,6 +32,8 @@ struct Engine {
         int stage, part;
     };
     std::vector<Launch> launches;
+    // HogParams::gamma's table (gamma_table()) on the device; empty (p null) for none.
+    DeviceBuffer<std::uint8_t> gamma;
     // CudaOptions::hog_tail_from: launches [tail_launch, end) run as the one launch of `tail`.
     std::unique_ptr<CudaTail> tail;
     std::size_t tail_launch = 0;

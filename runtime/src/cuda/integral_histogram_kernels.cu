@@ -44,16 +44,25 @@ __device__ __forceinline__ void bin_and_magnitude(int gx, int gy, const Orientat
 }
 
 // A block's level rows y0 − 1 … y0 + n_rows (clamped at the level's edges), resampled from the
-// level's octave into shared memory, for the gradients of rows y0 … y0 + n_rows − 1; then a
+// level's octave into shared memory, for the gradients of rows y0 … y0 + n_rows − 1, each gray
+// level mapped through `gamma` (HogParams::gamma's table, gamma_table(); null: none); then a
 // barrier. Every thread of the block calls it.
 __device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::uint8_t* __restrict__ gray, const DevLevel& L,
                                                 const AxisEntry* __restrict__ xtab, const AxisEntry* __restrict__ ytab,
-                                                int y0, int n_rows) {
+                                                int y0, int n_rows, const std::uint8_t* __restrict__ gamma) {
+    __shared__ std::uint8_t lut[256];
+    if (gamma) {
+        for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = gamma[i];
+        __syncthreads();
+    }
     const int W = L.width, H = L.height;
     for (int r = 0; r < n_rows + 2; ++r) {
         const int yy = min(max(y0 - 1 + r, 0), H - 1);
         const AxisEntry ty = ytab[L.ytab + yy];
-        for (int u = threadIdx.x; u < W; u += blockDim.x) rows[r * W + u] = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
+        for (int u = threadIdx.x; u < W; u += blockDim.x) {
+            const std::uint8_t v = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
+            rows[r * W + u] = gamma ? lut[v] : v;
+        }
     }
     __syncthreads();
 }
@@ -68,8 +77,8 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
                                                                 const AxisEntry* __restrict__ ytab,
-                                                                OrientationBoundaries ob, uint4* A, uint4* B,
-                                                                std::uint32_t* C) {
+                                                                OrientationBoundaries ob, const std::uint8_t* __restrict__ gamma,
+                                                                uint4* A, uint4* B, std::uint32_t* C) {
     extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
     using Scan = cub::BlockScan<Bins9, kRowThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
@@ -80,7 +89,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows);
+    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows, gamma);
     for (int r = 0; r < n_rows; ++r) {
         const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
         const std::uint8_t* mid = up + W;
@@ -147,14 +156,15 @@ __global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::
                                                                       const DevLevel* __restrict__ levels, int n_levels,
                                                                       const AxisEntry* __restrict__ xtab,
                                                                       const AxisEntry* __restrict__ ytab,
-                                                                      OrientationBoundaries ob, std::uint32_t* G) {
+                                                                      OrientationBoundaries ob,
+                                                                      const std::uint8_t* __restrict__ gamma, std::uint32_t* G) {
     extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows);
+    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows, gamma);
     for (int r = 0; r < n_rows; ++r) {
         const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
         const std::uint8_t* mid = up + W;
@@ -196,17 +206,18 @@ void prepare_row_pass(int max_width) {
 }
 
 void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                           const AxisEntry* ytab, int total_row_blocks, int max_width, std::uint32_t* G, cudaStream_t stream) {
+                           const AxisEntry* ytab, int total_row_blocks, int max_width, const std::uint8_t* gamma, std::uint32_t* G,
+                           cudaStream_t stream) {
     gradient_plane_kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
-        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), G);
+        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), gamma, G);
     CK_LAUNCH();
 }
 
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                     const AxisEntry* ytab, int total_row_blocks, int max_width, uint4* A, uint4* B, std::uint32_t* C,
-                     cudaStream_t stream) {
+                     const AxisEntry* ytab, int total_row_blocks, int max_width, const std::uint8_t* gamma, uint4* A, uint4* B,
+                     std::uint32_t* C, cudaStream_t stream) {
     row_pass_kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
-        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), A, B, C);
+        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), gamma, A, B, C);
     CK_LAUNCH();
 }
 

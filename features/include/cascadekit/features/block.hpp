@@ -28,13 +28,17 @@ std::string_view to_string(BlockNorm norm);
 // Parses "l2", "l2-hys", "l1-sqrt"; returns false for anything else.
 bool parse_block_norm(std::string_view text, BlockNorm& out);
 
-// How blocks are normalised. Stored in the model file, so the detector uses the trainer's values.
+inline constexpr EnumNames<GrayGamma, 2> kGrayGammaNames{{{{GrayGamma::None, "none"}, {GrayGamma::Sqrt, "sqrt"}}}};
+
+// How blocks are computed and normalised. Stored in the model file, so the detector uses the
+// trainer's values.
 struct HogParams {
     BlockNorm norm = BlockNorm::L2;
     // ε in gray-level units of summed magnitude. Must be > 0: it makes a constant (gradient-free)
     // block give the zero vector instead of 0/0.
     float epsilon = 1.0f;
     float hys_clip = 0.2f;  // L2-Hys clipping level, as in Dalal & Triggs
+    GrayGamma gamma = GrayGamma::None;  // gray-level compression before the gradients (gradient.hpp)
     friend bool operator==(const HogParams&, const HogParams&) = default;
 };
 

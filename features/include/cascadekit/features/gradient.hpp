@@ -36,6 +36,14 @@ const OrientationBoundaries& orientation_boundaries();
 // round(sqrt(gx² + gy²) * kMagnitudeScale), exact (integer square root of an exact integer).
 std::uint32_t quantised_magnitude(int gx, int gy);
 
+// Gray-level compression before the gradients of HoG features (Dalal & Triggs, CVPR 2005, found
+// square-root gamma compression slightly better at low false-positive rates). Sqrt maps level v
+// to round(255·√(v/255)) through a 256-entry table, so gradients stay differences of 8-bit values
+// and every backend computes the same integers (the CUDA backend copies this very table).
+enum class GrayGamma : std::uint8_t { None, Sqrt };
+// The table of `gamma` (the identity for None): 256 entries, valid for the program's lifetime.
+const std::uint8_t* gamma_table(GrayGamma gamma);
+
 // Per-pixel gradient of a gray image: the orientation bin and the quantised magnitude.
 struct GradientField {
     int width = 0;

@@ -33,8 +33,9 @@ public:
 
     // Computes gradients, bins and the 9 integral images of image in one pass over the pixels
     // plus one column pass; parallel over rows/columns with TBB, deterministic.
-    // Reuses this object's storage when the size does not grow.
-    void compute(const GrayImage& image);
+    // Reuses this object's storage when the size does not grow. gamma: the gray levels'
+    // compression before the gradients (gradient.hpp).
+    void compute(const GrayImage& image, GrayGamma gamma = GrayGamma::None);
 
     int width() const { return width_; }    // image width (points per row is width+1)
     int height() const { return height_; }  // image height
@@ -63,7 +64,8 @@ private:
 // sums equal the integral histogram's rect_sum exactly (the same integers, added exactly).
 class GradientPlane {
 public:
-    void compute(const GrayImage& image);  // parallel over rows (TBB); reuses storage
+    // Parallel over rows (TBB); reuses storage. gamma as for IntegralHistogram::compute.
+    void compute(const GrayImage& image, GrayGamma gamma = GrayGamma::None);
     int width() const { return width_; }
     int height() const { return height_; }
     std::uint32_t at(int x, int y) const { return data_[static_cast<std::size_t>(y) * width_ + x]; }

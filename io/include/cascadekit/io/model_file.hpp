@@ -1,5 +1,6 @@
 #pragma once
-// Reading and writing cascade models as HDF5 files, schema version 3 (docs/model-file.md; schema 2
+// Reading and writing cascade models as HDF5 files, schema version 3, or 4 for models whose HoG
+// features compress gray levels first (HogParams::gamma; docs/model-file.md; schema 2
 // files read too, with the default object box and operating point): an HDF5
 // file whose 512-byte user block holds an integrity header (magic, schema version, length and
 // SHA-256 of everything after it), checked with plain file I/O before libhdf5 sees a byte.
@@ -13,7 +14,10 @@
 
 namespace cascadekit {
 
-inline constexpr int kModelSchemaVersion = 3;       // what save_model writes
+inline constexpr int kModelSchemaVersion = 4;       // the newest schema load_model reads
+// What save_model writes: 3, or 4 when model.hog.gamma is not none (so that older builds, which
+// would ignore /hog@gamma, refuse those files instead of misreading them).
+int model_schema_version(const CascadeModel& model);
 inline constexpr int kMinSealedSchemaVersion = 2;  // the oldest schema with the integrity header (read as is)
 inline constexpr std::size_t kModelHeaderBytes = 512;             // the HDF5 user block
 inline constexpr std::uint64_t kMaxModelFileBytes = 64ull << 20;  // larger files are refused unread
