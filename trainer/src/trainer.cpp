@@ -63,7 +63,6 @@ public:
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
                                         cfg_.mining.min_scale);
-        originals_ = crops_.size() / static_cast<std::size_t>(1 + std::max(cfg_.data.jitter_copies, 0));
         // A run stopped in its final stage resumes there (the final trainer is no stage_sequence entry).
         final_ = opt_.resume && !cfg_.boosting.final_stage.empty() && ck_.current_kind == cfg_.boosting.final_stage;
         make_trainer();
@@ -115,7 +114,8 @@ private:
     // the jittered copies, which follow the crops, only for that trainer's stages).
     std::size_t positives() const {
         const std::string& only = cfg_.data.jitter_only_for;
-        return only.empty() || trainer_kind_ == only ? crops_.size() : originals_;
+        if (only.empty() || trainer_kind_ == only) return crops_.size();
+        return crops_.size() / static_cast<std::size_t>(1 + std::max(cfg_.data.jitter_copies, 0));  // the crops alone
     }
     // The kind of stage `stage` (1-based): boosting.stage_sequence, else boosting.stage_kind.
     std::string_view kind_of_stage(int stage) const {
@@ -341,7 +341,6 @@ private:
     std::mutex observer_mutex_;
     std::vector<GrayImage> crops_, images_;
     detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
-    std::size_t originals_ = 0;  // crops before their jittered copies
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish
     bool final_ = false;             // training boosting.final_stage

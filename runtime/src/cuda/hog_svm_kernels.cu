@@ -138,10 +138,8 @@ constexpr int kPlaneThreads = 256, kPlaneChunk = 16;
 // The window's first gradient-plane pixel (level L, window id) and the level's row length.
 __device__ __forceinline__ const std::uint32_t* window_plane(const SurvivorArgs& a, const std::uint32_t* G, std::uint32_t id,
                                                              int& width) {
-    const int li = find_level(a.n_levels, id, [&](int l) { return a.levels[l].win0; });
-    const DevLevel& L = a.levels[li];
-    const int local = static_cast<int>(id - L.win0);
-    const int wy = local / L.cols, wx = local - wy * L.cols;
+    int wx, wy;
+    const DevLevel& L = window_level(a, id, wx, wy);
     width = L.width;
     return G + L.px + static_cast<long long>(wy * a.stride) * L.width + wx * a.stride;
 }
@@ -305,7 +303,6 @@ public:
         stages_.reserve(stages.size());
         CK(cudaMemcpy(stages_.p, stages.data(), stages.size() * sizeof(HogStageArgs), cudaMemcpyHostToDevice));
     }
-    int stages() const override { return n_; }
     void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const override {
         tail_plane_kernel<<<grid_limit * 4, kPlaneThreads, 0, stream>>>(s, stages_.p, n_, f.gradients);
         CK_LAUNCH();

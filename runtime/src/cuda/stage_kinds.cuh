@@ -49,11 +49,10 @@ public:
 // The model's last stages run as one launch (CudaOptions::hog_tail_from): each window taken
 // through stage after stage until one rejects it, recorded and counted as the stages' own
 // launches would (the pass count of tail stage j at out_count[j]; the last stage's survivors
-// appended at out_count[stages() - 1]). Input: the survivors of the launch before (in_ids).
+// appended at out_count of its last stage). Input: the survivors of the launch before (in_ids).
 class CudaTail {
 public:
     virtual ~CudaTail() = default;
-    virtual int stages() const = 0;
     virtual void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const = 0;
 };
 

@@ -8,12 +8,20 @@
 
 namespace cascadekit::cuda {
 
-// The window's level and its top-left point (index into that level's integral histogram).
-__device__ __forceinline__ void window_origin(const SurvivorArgs& a, std::uint32_t id, long long& base, int& pitch) {
+// The window's level, and its column wx and row wy in that level's grid of windows.
+__device__ __forceinline__ const DevLevel& window_level(const SurvivorArgs& a, std::uint32_t id, int& wx, int& wy) {
     const int li = find_level(a.n_levels, id, [&](int l) { return a.levels[l].win0; });
     const DevLevel& L = a.levels[li];
     const int local = static_cast<int>(id - L.win0);
-    const int wy = local / L.cols, wx = local - wy * L.cols;
+    wy = local / L.cols;
+    wx = local - wy * L.cols;
+    return L;
+}
+
+// The window's level and its top-left point (index into that level's integral histogram).
+__device__ __forceinline__ void window_origin(const SurvivorArgs& a, std::uint32_t id, long long& base, int& pitch) {
+    int wx, wy;
+    const DevLevel& L = window_level(a, id, wx, wy);
     pitch = L.pitch;
     base = L.ih + static_cast<long long>(wy * a.stride) * L.pitch + wx * a.stride;
 }
