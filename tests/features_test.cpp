@@ -143,6 +143,15 @@ TEST(Gray, RejectsBrokenViews) {
     EXPECT_NO_THROW(to_gray({px, 2, 2, 2, 1}));
 }
 
+// A setting's names: `name` parses to `value`, `bad` to nothing.
+template <class Names, class E>
+void expect_names(const Names& names, const char* name, E value, const char* bad) {
+    E parsed{};
+    EXPECT_TRUE(names.parse(name, parsed));
+    EXPECT_EQ(parsed, value);
+    EXPECT_FALSE(names.parse(bad, parsed));
+}
+
 // ---- gradients ----------------------------------------------------------------------------
 TEST(Gradient, OrientationBinMatchesAtan2OverTheWholeDomain) {
     int boundary = 0, mismatches = 0;
@@ -191,6 +200,87 @@ TEST(Gradient, FieldMatchesReferenceWithReplicatedBorders) {
                 }
             }
     }
+}
+
+// Split votes (OrientationVotes::Split): over the whole gradient domain the lower bin is the one
+// whose centre is at or below the angle (across the fold: bin 8 below 10°, bin 0 above 170°), the
+// two parts add up to the magnitude, and the upper share is the linear angle fraction
+// (θ − c_lo) / 20° within the sine ratio's 0.002 and a half step of 1/256. Nearest-bin entries
+// carry no upper share.
+TEST(Gradient, SplitVotesShareTheMagnitudeBetweenTheTwoNearestBinCentres) {
+    double worst = 0;
+    for (int gy = -255; gy <= 255; ++gy)
+        for (int gx = -255; gx <= 255; ++gx) {
+            const std::uint32_t near = gradient_entry(gx, gy, OrientationVotes::Nearest);
+            ASSERT_EQ(entry_upper(near), 0u);
+            const std::uint32_t e = gradient_entry(gx, gy, OrientationVotes::Split);
+            ASSERT_EQ(entry_magnitude(e), quantised_magnitude(gx, gy));
+            ASSERT_LE(entry_upper(e), entry_magnitude(e));
+            if (gx == 0 && gy == 0) {
+                ASSERT_EQ(e, 0u);
+                continue;
+            }
+            double deg = std::atan2(gy, gx) * 180.0 / M_PI;
+            if (deg < 0) deg += 180.0;
+            if (deg >= 180.0) deg -= 180.0;
+            const double u = (deg - 10.0) / 20.0;  // bin centres at u = 0, 1, …, 8
+            const double lo = std::floor(u);
+            const double frac = u - lo;
+            const int expect_bin = (static_cast<int>(lo) + kOrientationBins) % kOrientationBins;
+            const double share = ((e >> kEntryShareShift) & 0x1FFu) / 256.0;
+            const bool at_centre = std::abs(frac) < 1e-9 || std::abs(frac - 1.0) < 1e-9;
+            if (!at_centre) {
+                ASSERT_EQ(static_cast<int>(entry_bin(e)), expect_bin) << gx << "," << gy;
+                worst = std::max(worst, std::abs(share - frac));
+            } else {  // on a centre, either neighbour with everything in the centre's bin
+                const int centre = static_cast<int>(std::lround(u) + kOrientationBins) % kOrientationBins;
+                const std::uint32_t b = entry_bin(e), up = entry_upper(e), m = entry_magnitude(e);
+                ASSERT_TRUE((static_cast<int>(b) == centre && up == 0) ||
+                            (static_cast<int>(next_bin(b)) == centre && up == m)) << gx << "," << gy;
+            }
+        }
+    EXPECT_LE(worst, 0.002 + 0.5 / 256 + 1e-9);
+    EXPECT_GT(worst, 0.001);  // the sine ratio is not the linear fraction
+    // Straight up (90°) is bin 4's centre; 0° lies half-way between bin 8's (−10°) and bin 0's.
+    EXPECT_EQ(entry_bin(gradient_entry(0, 7, OrientationVotes::Split)), 4u);
+    EXPECT_EQ(entry_upper(gradient_entry(0, 7, OrientationVotes::Split)), 0u);
+    const std::uint32_t flat = gradient_entry(-9, 0, OrientationVotes::Split);
+    EXPECT_EQ(entry_bin(flat), 8u);
+    EXPECT_EQ((flat >> kEntryShareShift) & 0x1FFu, 128u);
+    expect_names(kOrientationVotesNames, "split", OrientationVotes::Split, "bilinear");
+}
+
+// With split votes the integral histogram and the gradient plane hold, per bin, each pixel's lower
+// part in its bin and its upper part in the next: a plain per-pixel sum over compute_gradients'
+// field, for every rectangle of a small image; the plane's cell sums (the SIMD path, at every
+// width modulo 8) equal the integral histogram's.
+TEST(IntegralHistogram, SplitVotesEqualPlainSumsOfTheTwoParts) {
+    const GrayImage img = random_image(23, 19, 5);
+    const GradientField f = compute_gradients(img, OrientationVotes::Split);
+    IntegralHistogram ih;
+    ih.compute(img, {GrayGamma::None, OrientationVotes::Split});
+    GradientPlane plane;
+    plane.compute(img, {GrayGamma::None, OrientationVotes::Split});
+    IntegralHistogram nearest;
+    nearest.compute(img);
+    int differs_from_nearest = 0;
+    for (int y0 = 0; y0 < img.height; y0 += 3)
+        for (int x0 = 0; x0 < img.width; x0 += 2)
+            for (int h = 1; y0 + h <= img.height; h += 4)
+                for (int w = 1; x0 + w <= img.width; ++w) {
+                    std::array<std::uint32_t, kOrientationBins> ref{};
+                    for (int y = y0; y < y0 + h; ++y)
+                        for (int x = x0; x < x0 + w; ++x) {
+                            const std::size_t i = static_cast<std::size_t>(y) * img.width + x;
+                            ref[f.bin[i]] += f.magnitude[i] - f.upper[i];
+                            ref[(f.bin[i] + 1) % kOrientationBins] += f.upper[i];
+                        }
+                    const Rect r{x0, y0, w, h};
+                    ASSERT_EQ(ih.rect_sum(r), ref) << x0 << "," << y0 << " " << w << "x" << h;
+                    ASSERT_EQ(plane.rect_sum(r), ref) << x0 << "," << y0 << " " << w << "x" << h;
+                    if (nearest.rect_sum(r) != ref) ++differs_from_nearest;
+                }
+    EXPECT_GT(differs_from_nearest, 0);
 }
 
 // ---- integral histograms ------------------------------------------------------------------
@@ -688,7 +778,7 @@ TEST(GrayGamma, SqrtCompressesGrayLevelsBeforeTheGradients) {
     GrayImage mapped = img;
     for (std::uint8_t& v : mapped.pixels) v = sqrt_table[v];
     IntegralHistogram a, b;
-    a.compute(img, GrayGamma::Sqrt);
+    a.compute(img, {GrayGamma::Sqrt});
     b.compute(mapped);
     ASSERT_EQ(a.width(), b.width());
     EXPECT_TRUE(std::equal(a.data(), a.data() + a.row_stride() * (static_cast<std::size_t>(a.height()) + 1), b.data()));
@@ -696,14 +786,11 @@ TEST(GrayGamma, SqrtCompressesGrayLevelsBeforeTheGradients) {
     plain.compute(img);
     EXPECT_FALSE(std::equal(a.data(), a.data() + a.row_stride() * (static_cast<std::size_t>(a.height()) + 1), plain.data()));
     GradientPlane pa, pb;
-    pa.compute(img, GrayGamma::Sqrt);
+    pa.compute(img, {GrayGamma::Sqrt});
     pb.compute(mapped);
     for (int y = 0; y < img.height; ++y)
         for (int x = 0; x < img.width; ++x) ASSERT_EQ(pa.at(x, y), pb.at(x, y)) << x << "," << y;
-    GrayGamma parsed = GrayGamma::None;
-    EXPECT_TRUE(kGrayGammaNames.parse("sqrt", parsed));
-    EXPECT_EQ(parsed, GrayGamma::Sqrt);
-    EXPECT_FALSE(kGrayGammaNames.parse("Sqrt", parsed));
+    expect_names(kGrayGammaNames, "sqrt", GrayGamma::Sqrt, "Sqrt");
 }
 
 // Padded levels: the same scales, each level 2·pad larger, its interior the unpadded level and its

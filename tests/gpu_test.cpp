@@ -170,6 +170,7 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
     struct Case {
         int w, h, channels;
         double min_scale;
+        OrientationVotes votes = OrientationVotes::Nearest;
     };
     // Every integer gradient: a 3x3 cell per (gx, gy) whose centre's four neighbours are its own,
     // so level 0's integral histogram holds each gradient's bin and magnitude (1533x1533).
@@ -183,9 +184,12 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
             every.at(cx, cy - 1) = static_cast<std::uint8_t>(std::max(0, -gy));
             every.at(cx, cy + 1) = static_cast<std::uint8_t>(std::max(0, -gy) + gy);
         }
+    // Split votes (HogParams::votes) too: the every-gradient image and a padded one.
     for (const Case& k : {Case{97, 131, 1, 1.0}, Case{333, 257, 3, 0.8}, Case{641, 479, 4, 1.0}, Case{1920, 1080, 3, 1.0},
-                          Case{every.width, every.height, 1, 1.0}}) {
-        SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + "x" + std::to_string(k.channels));
+                          Case{every.width, every.height, 1, 1.0}, Case{every.width, every.height, 1, 1.0, OrientationVotes::Split},
+                          Case{333, 257, 3, 0.8, OrientationVotes::Split}}) {
+        SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + "x" + std::to_string(k.channels) + " votes " +
+                     std::string(kOrientationVotesNames.name(k.votes)));
         const GrayImage src = k.w == every.width ? every : random_image(k.w, k.h, static_cast<unsigned>(k.w));
         const Frame f = colour_frame(src, k.channels, 7);
         // Padded rows, except the 2.3 MB gradient image: contiguous rows (the staging copy takes
@@ -196,7 +200,9 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
         p.scale_step = 1.1;
         p.min_scale = k.min_scale;
         p.level_pad = k.w == 333 || k.w == 641 ? 16 : 0;  // padded levels: the border from the same tables
-        CudaDetector gpu(bar_model(), p, CudaOptions{.poison = true});
+        CascadeModel bars = bar_model();
+        bars.hog.votes = k.votes;
+        CudaDetector gpu(bars, p, CudaOptions{.poison = true});
         gpu.detect(view);
         const GrayImage gray = to_gray(view);
         EXPECT_EQ(gpu.last_gray(), gray.pixels);
@@ -208,7 +214,7 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
             GrayImage level;
             resample_level(octaves, levels[li], level);
             IntegralHistogram ih;
-            ih.compute(level);
+            ih.compute(level, bars.hog.gradient());
             int w = 0, h = 0;
             const std::vector<std::uint32_t> g = gpu.level_integral_histogram(static_cast<int>(li), w, h);
             ASSERT_EQ(w, levels[li].width);
@@ -336,6 +342,7 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
     for (int learners : {3, 40}) {
         CascadeModel m = random_model(300u + static_cast<unsigned>(run), 4, learners, 6);
         if (learners == 40) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels for the HoG planes
+        if (learners == 3) m.hog.votes = OrientationVotes::Split;  // orientation votes split between two bins
         const GrayImage img = blobby_image(401 + 29 * run, 333 + 7 * run, 60u + static_cast<unsigned>(run));
         calibrate_thresholds(m, img);
         DetectParams p;  // a sparse scan: the random prefix rejects little, and racecheck runs this test
@@ -343,7 +350,8 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
         p.scale_step = 1.2;
         const Frame f = colour_frame(img, 3, 9);
         for (PrefixPlanes planes : {PrefixPlanes::SurvivorBlocks, PrefixPlanes::EveryLevel}) {
-            const std::string what = "hybrid " + std::to_string(learners) + " learners a stage, " +
+            const std::string what = "hybrid " + std::to_string(learners) + " learners a stage, votes " +
+                                     std::string(kOrientationVotesNames.name(m.hog.votes)) + ", " +
                                      (planes == PrefixPlanes::EveryLevel ? "integral histograms" : "survivor blocks");
             compare_backends(m, p, f.view, what + " synthetic", CudaOptions{.prefix_planes = planes});
             for (const fs::path& photo : pennfudan_images(1)) {
@@ -376,6 +384,7 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
             CascadeModel m = random_model(100u + static_cast<unsigned>(run), 4, learners, 0);
             m.hog.norm = norm;
             if (run % 2 == 1) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels before the gradients
+            if (run == 2 || run == 5) m.hog.votes = OrientationVotes::Split;  // votes split between two bins
             const GrayImage img = blobby_image(413 + 37 * run, 301 + 11 * run, static_cast<unsigned>(run));
             calibrate_thresholds(m, img);
             DetectParams p;
@@ -385,7 +394,8 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
             const Frame f = colour_frame(img, 3, 3);
             const std::string what = "random model " + std::to_string(run) + " (" + std::string(to_string(norm)) + ", " +
                                      std::to_string(learners) + " learners a stage, gamma " +
-                                     std::string(kGrayGammaNames.name(m.hog.gamma)) + ")";
+                                     std::string(kGrayGammaNames.name(m.hog.gamma)) + ", votes " +
+                                     std::string(kOrientationVotesNames.name(m.hog.votes)) + ")";
             compare_backends(m, p, f.view, what + " synthetic");
             for (const fs::path& photo : pennfudan_images(2)) {
                 const auto [view, keep] = load_photo(photo);

@@ -131,6 +131,15 @@ protected:
         EXPECT_NE(msg.find(path_in_file + ": "), std::string::npos) << msg;
         EXPECT_NE(msg.find(problem), std::string::npos) << msg;
     }
+    // Saves m, then changes its /hog group in place (the checksum is redone).
+    void save_and_edit_hog(const CascadeModel& m, const std::function<void(hid_t)>& change) {
+        save_model(m, path_);
+        edit(path_, [&](hid_t f) {
+            hid_t g = H5Gopen2(f, "/hog", H5P_DEFAULT);
+            change(g);
+            H5Gclose(g);
+        });
+    }
     fs::path dir_, path_;
 };
 
@@ -228,21 +237,37 @@ TEST_F(ModelFile, GrayGammaRoundTripsInSchemaFour) {
     const CascadeModel loaded = load_model(path_);
     EXPECT_EQ(loaded.hog.gamma, GrayGamma::Sqrt);
     expect_bit_identical(m, loaded);
-    auto edit_hog = [&](const std::function<void(hid_t)>& change) {
-        save_model(m, path_);
-        edit(path_, [&](hid_t f) {
-            hid_t g = H5Gopen2(f, "/hog", H5P_DEFAULT);
-            change(g);
-            H5Gclose(g);
-        });
-    };
-    edit_hog([](hid_t g) { set_string_attr(g, "gamma", "cube"); });
+    save_and_edit_hog(m, [](hid_t g) { set_string_attr(g, "gamma", "cube"); });
     expect_error("/hog@gamma", "unknown gray-level compression 'cube' (expected none or sqrt)");
-    edit_hog([](hid_t g) { H5Adelete(g, "gamma"); });
+    save_and_edit_hog(m, [](hid_t g) { H5Adelete(g, "gamma"); });
     expect_error("/hog@gamma", "missing attribute");
     save_model(full_model(), path_);
     EXPECT_EQ(file_bytes(path_)[20], 3);
     EXPECT_EQ(load_model(path_).hog.gamma, GrayGamma::None);
+}
+
+// Split orientation votes (HogParams::votes) are schema 5's /hog@votes, with /hog@gamma beside it.
+TEST_F(ModelFile, SplitVotesRoundTripInSchemaFive) {
+    CascadeModel m = full_model();
+    m.hog.votes = OrientationVotes::Split;
+    save_model(m, path_);
+    EXPECT_EQ(file_bytes(path_)[20], 5);
+    const CascadeModel loaded = load_model(path_);
+    EXPECT_EQ(loaded.hog.votes, OrientationVotes::Split);
+    EXPECT_EQ(loaded.hog.gamma, GrayGamma::None);
+    expect_bit_identical(m, loaded);
+    m.hog.gamma = GrayGamma::Sqrt;
+    save_model(m, path_);
+    EXPECT_EQ(load_model(path_).hog.gradient().gamma, GrayGamma::Sqrt);
+    save_and_edit_hog(m, [](hid_t g) { set_string_attr(g, "votes", "bilinear"); });
+    expect_error("/hog@votes", "unknown orientation votes 'bilinear' (expected nearest or split)");
+    save_and_edit_hog(m, [](hid_t g) { H5Adelete(g, "votes"); });
+    expect_error("/hog@votes", "missing attribute");
+    CascadeModel sqrt_only = full_model();
+    sqrt_only.hog.gamma = GrayGamma::Sqrt;
+    save_model(sqrt_only, path_);
+    EXPECT_EQ(file_bytes(path_)[20], 4);
+    EXPECT_EQ(load_model(path_).hog.votes, OrientationVotes::Nearest);
 }
 
 TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
@@ -255,8 +280,8 @@ TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
 }
 
 TEST_F(ModelFile, FutureSchemaVersion) {
-    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 5); });
-    expect_error("/@schema_version", "schema version 5 is newer than this build of cascadekit supports (4)");
+    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 6); });
+    expect_error("/@schema_version", "schema version 6 is newer than this build of cascadekit supports (5)");
 }
 
 TEST_F(ModelFile, SchemaVersionDisagreesWithTheHeader) {

@@ -16,7 +16,7 @@ namespace cascadekit::test {
 // the windows reaching each stage pass it (a random model would otherwise reject everything).
 inline void calibrate_thresholds(CascadeModel& m, const GrayImage& img) {
     LevelFeatures f;
-    f.hog.compute(img, m.hog.gamma);
+    f.hog.compute(img, m.hog.gradient());
     f.gray.compute(img);
     for (std::size_t s = 0; s < m.stages.size(); ++s) {
         auto* hog = m.stages[s].get_if<HogSvmStage>();

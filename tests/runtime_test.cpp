@@ -43,7 +43,8 @@ RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const Gr
                             for (int x = 0; x < cw; ++x) {
                                 const std::size_t p = static_cast<std::size_t>(wy + l.block.y + j * ch + y) * img.width +
                                                       (wx + l.block.x + i * cw + x);
-                                v[(j * 2 + i) * 9 + g.bin[p]] += g.magnitude[p] / 256.0;
+                                v[(j * 2 + i) * 9 + g.bin[p]] += (g.magnitude[p] - g.upper[p]) / 256.0;
+                                v[(j * 2 + i) * 9 + (g.bin[p] + 1) % 9] += g.upper[p] / 256.0;
                             }
                 double n = 0;
                 for (double x : v) n += x * x;
@@ -188,12 +189,14 @@ TEST(CpuDetector, StatisticsAddUp) {
 }
 
 // Also with square-root gray levels for the HoG features (HogParams::gamma): the reference maps
-// each resampled level through the table, then takes its plain gradients.
+// each resampled level through the table, then takes its plain gradients; and with split votes
+// (HogParams::votes), which the reference adds pixel by pixel to both bins.
 TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
-    for (unsigned seed : {41u, 42u, 43u}) {
+    for (unsigned seed : {41u, 42u, 43u, 44u}) {
         CascadeModel m = random_model(seed, 3, 4, 6);
         m.hog.epsilon = 0.5f;
-        if (seed == 43u) m.hog.gamma = GrayGamma::Sqrt;
+        if (seed >= 43u) m.hog.gamma = GrayGamma::Sqrt;
+        if (seed == 44u) m.hog.votes = OrientationVotes::Split;
         const GrayImage img = blobby_image(260, 300, seed);
         calibrate_thresholds(m, img);
         DetectParams p;
@@ -210,7 +213,7 @@ TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
             resample_level(octaves, l, level);
             GrayImage compressed = level;
             for (std::uint8_t& v : compressed.pixels) v = gamma_table(m.hog.gamma)[v];
-            const GradientField g = compute_gradients(compressed);
+            const GradientField g = compute_gradients(compressed, m.hog.votes);
             for (int y = 0; y + 128 <= l.height; y += p.stride)
                 for (int x = 0; x + 64 <= l.width; x += p.stride) {
                     ++windows;
@@ -416,9 +419,10 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
     p.stride = 4;
     std::size_t with_detections = 0;
     // From a prefix most windows pass to one none passes (then no HoG plane is built at all); the
-    // last with square-root gray levels for the HoG planes.
-    for (float final_threshold : {-1e6f, -3.0f, -1.0f, 0.5f, 1e6f, -2.0f}) {
+    // last two with square-root gray levels for the HoG planes, the very last with split votes too.
+    for (float final_threshold : {-1e6f, -3.0f, -1.0f, 0.5f, 1e6f, -2.0f, -2.5f}) {
         if (final_threshold == -2.0f) m.hog.gamma = GrayGamma::Sqrt;
+        if (final_threshold == -2.5f) m.hog.votes = OrientationVotes::Split;
         auto& wb = m.stages[0].as<WaldBoostLbpStage>();
         wb.final_threshold = final_threshold;
         const DetectResult lazy = CpuDetector(m, p, CpuOptions{PrefixPlanes::WhereSurvivors}).detect(img.view());

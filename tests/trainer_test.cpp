@@ -329,6 +329,7 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"hog: {epsilon: .inf}", "x.yaml: hog.epsilon: must be a finite number"},
         {"hog: {hys_clip: .nan}", "x.yaml: hog.hys_clip: must be a finite number"},
         {"hog: {gamma: cube}", "x.yaml: hog.gamma: must be none or sqrt"},
+        {"hog: {votes: bilinear}", "x.yaml: hog.votes: must be nearest or split"},
         {"mining: {scale_step: .inf}", "x.yaml: mining.scale_step: must be a finite number"},
         {"data: {max_positives: -5}", "x.yaml: data.max_positives: must be >= 0"},
         {"data: {max_negative_images: -1}", "x.yaml: data.max_negative_images: must be >= 0"},
@@ -351,6 +352,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
     };
     EXPECT_EQ(parse_train_config("window: {width: 24, height: 24}\nboosting: {min_block: 8}", "x.yaml").boosting.min_block, 8);
     EXPECT_EQ(parse_train_config("hog: {gamma: sqrt}", "x.yaml").hog.gamma, GrayGamma::Sqrt);
+    EXPECT_EQ(parse_train_config("hog: {votes: split}", "x.yaml").hog.votes, OrientationVotes::Split);
+    EXPECT_EQ(parse_train_config("hog: {gamma: sqrt}", "x.yaml").hog.votes, OrientationVotes::Nearest);
     for (const auto& [text, message] : cases) {
         try {
             parse_train_config(text, "x.yaml");
@@ -379,7 +382,7 @@ double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& cr
     for (const auto& p : crops) {
         const GrayImage g = read_pgm(p.path);
         LevelFeatures f;
-        compute_level_features(g, ev.needs(), m.hog.gamma, f);
+        compute_level_features(g, ev.needs(), m.hog.gradient(), f);
         accepted += ev.evaluate(f, (g.width - 64) / 2, (g.height - 128) / 2).rejected_at < 0;
     }
     return static_cast<double>(accepted) / static_cast<double>(crops.size());

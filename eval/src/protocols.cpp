@@ -22,7 +22,7 @@ WindowScores score_windows(const CascadeModel& m, const Dataset& test, const Det
         if (test.positives[i].flip)
             for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
         LevelFeatures f;
-        compute_level_features(g, evaluator.needs(), m.hog.gamma, f);
+        compute_level_features(g, evaluator.needs(), m.hog.gradient(), f);
         const WindowOutcome o = evaluator.evaluate(f, (g.width - m.window_width) / 2, (g.height - m.window_height) / 2);
         ws.positives[i] = cascade_window_score(o.rejected_at < 0 ? S : o.rejected_at, o.score, S);
     });
@@ -73,7 +73,7 @@ WeakSurvival weak_survival(const CascadeModel& m, const std::vector<std::filesys
                 resample_level(octaves, level, level_image);
                 img = &level_image;
             }
-            compute_level_features(*img, evaluator.needs(), m.hog.gamma, f);
+            compute_level_features(*img, evaluator.needs(), m.hog.gradient(), f);
             for (int y = 0; y + m.window_height <= level.height; y += params.stride)
                 for (int x = 0; x + m.window_width <= level.width; x += params.stride) {
                     const WindowOutcome w = evaluator.evaluate(f, x, y);

@@ -6,43 +6,32 @@
 namespace cascadekit {
 
 namespace {
-// cos and sin of the bin boundaries 20°, 40°, …, 160°. In double, the cross-product sign is exact
-// for every integer gradient with |gx|, |gy| <= 255 (tests/features: exhaustive comparison with
-// atan2): no lattice point of that size lies within 1e-6 of a boundary ray, far above double's error.
-OrientationBoundaries make_boundaries() {
-    OrientationBoundaries b{};
+// cos and sin of the bin boundaries 20°, 40°, …, 160° and centres 10°, 30°, …, 170°. In double,
+// the boundary cross-product sign is exact for every integer gradient with |gx|, |gy| <= 255
+// (tests/features: exhaustive comparison with atan2): no lattice point of that size lies within
+// 1e-6 of a boundary ray, far above double's error.
+OrientationGeometry make_geometry() {
+    OrientationGeometry g{};
     for (int k = 0; k < 8; ++k) {
         const double a = (k + 1) * 20.0 * M_PI / 180.0;
-        b.c[k] = std::cos(a);
-        b.s[k] = std::sin(a);
+        g.boundary_cos[k] = std::cos(a);
+        g.boundary_sin[k] = std::sin(a);
     }
-    return b;
+    for (int k = 0; k < kOrientationBins; ++k) {
+        const double a = (10.0 + k * 20.0) * M_PI / 180.0;
+        g.centre_cos[k] = std::cos(a);
+        g.centre_sin[k] = std::sin(a);
+    }
+    return g;
 }
-const OrientationBoundaries kBoundaries = make_boundaries();
+const OrientationGeometry kGeometry = make_geometry();
 }  // namespace
 
-const OrientationBoundaries& orientation_boundaries() { return kBoundaries; }
+const OrientationGeometry& orientation_geometry() { return kGeometry; }
 
-int orientation_bin(int gx, int gy) {
-    if (gx == 0 && gy == 0) return 0;  // no orientation; its magnitude is 0 anyway
-    // Fold into the half-plane of angles [0°, 180°): unsigned orientation.
-    if (gy < 0 || (gy == 0 && gx < 0)) {
-        gx = -gx;
-        gy = -gy;
-    }
-    // angle >= 20k°  <=>  sin(angle − 20k°) >= 0  <=>  gy·cos(20k°) − gx·sin(20k°) >= 0,
-    // valid because angle − 20k° stays in [−160°, 180°).
-    int bin = 0;
-    for (int k = 0; k < 8; ++k) bin += (gy * kBoundaries.c[k] - gx * kBoundaries.s[k] >= 0.0) ? 1 : 0;
-    return bin;
-}
+int orientation_bin(int gx, int gy) { return static_cast<int>(entry_bin(gradient_entry(gx, gy, false, kGeometry))); }
 
-std::uint32_t quantised_magnitude(int gx, int gy) {
-    // sqrt of an exact integer below 2^53 is correctly rounded and never exactly halfway between
-    // integers (it is an integer or irrational), so rounding is exact.
-    const double s = static_cast<double>(gx * gx + gy * gy) * (kMagnitudeScale * kMagnitudeScale);
-    return static_cast<std::uint32_t>(std::llround(std::sqrt(s)));
-}
+std::uint32_t quantised_magnitude(int gx, int gy) { return entry_magnitude(gradient_entry(gx, gy, false, kGeometry)); }
 
 const std::uint8_t* gamma_table(GrayGamma gamma) {
     struct Tables {
@@ -65,20 +54,23 @@ void gradient_at(const GrayImage& image, int x, int y, int& gx, int& gy) {
     gy = int(image.at(x, yd)) - int(image.at(x, yu));
 }
 
-GradientField compute_gradients(const GrayImage& image) {
+GradientField compute_gradients(const GrayImage& image, OrientationVotes votes) {
     GradientField field;
     field.width = image.width;
     field.height = image.height;
     const std::size_t n = static_cast<std::size_t>(image.width) * image.height;
     field.bin.resize(n);
     field.magnitude.resize(n);
+    field.upper.resize(n);
     for (int y = 0; y < image.height; ++y)
         for (int x = 0; x < image.width; ++x) {
             int gx = 0, gy = 0;
             gradient_at(image, x, y, gx, gy);
             const std::size_t i = static_cast<std::size_t>(y) * image.width + x;
-            field.bin[i] = static_cast<std::uint8_t>(orientation_bin(gx, gy));
-            field.magnitude[i] = quantised_magnitude(gx, gy);
+            const std::uint32_t e = gradient_entry(gx, gy, votes);
+            field.bin[i] = static_cast<std::uint8_t>(entry_bin(e));
+            field.magnitude[i] = entry_magnitude(e);
+            field.upper[i] = entry_upper(e);
         }
     return field;
 }

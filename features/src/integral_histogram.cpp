@@ -11,7 +11,7 @@
 namespace cascadekit {
 
 namespace {
-// Row y's gradient-table entries (bin << 24 | quantised magnitude), replicated borders: what
+// Row y's gradient-table entries (gradient_entry.hpp), replicated borders: what
 // both the integral histogram and the gradient plane are built from. Calls emit(x, entry).
 // Gray levels go through `lut` (gamma_table) first, or are read as they are when it is null.
 template <class Emit>
@@ -37,15 +37,16 @@ void gradient_row(const GrayImage& image, int y, const std::uint32_t* table, con
 const std::uint8_t* lut_of(GrayGamma gamma) { return gamma == GrayGamma::None ? nullptr : gamma_table(gamma); }
 }  // namespace
 
-void IntegralHistogram::compute(const GrayImage& image, GrayGamma gamma) {
+void IntegralHistogram::compute(const GrayImage& image, GradientParams params) {
     width_ = image.width;
     height_ = image.height;
     const std::size_t stride = row_stride();
     data_.resize(stride * (static_cast<std::size_t>(height_) + 1));
     std::fill_n(data_.begin(), stride, 0u);  // row 0
     if (width_ == 0 || height_ == 0) return;
-    const std::uint32_t* table = detail::gradient_table();
-    const std::uint8_t* lut = lut_of(gamma);
+    const std::uint32_t* table = detail::gradient_table(params.votes);
+    const std::uint8_t* lut = lut_of(params.gamma);
+    const bool split = params.votes == OrientationVotes::Split;
     const int h = height_;
 
     // Pass 1, parallel over rows: gradient, bin and magnitude of each pixel, accumulated along the
@@ -55,10 +56,21 @@ void IntegralHistogram::compute(const GrayImage& image, GrayGamma gamma) {
             std::uint32_t* out = data_.data() + (static_cast<std::size_t>(y) + 1) * stride;
             std::uint32_t sums[kOrientationBins] = {};
             std::memset(out, 0, kOrientationBins * sizeof(std::uint32_t));  // column 0
-            gradient_row(image, y, table, lut, [&](int x, std::uint32_t e) {
-                sums[e >> 24] += e & 0xFFFFFFu;
+            const auto store = [&](int x) {
                 std::memcpy(out + (static_cast<std::size_t>(x) + 1) * kOrientationBins, sums, sizeof sums);
-            });
+            };
+            if (split)
+                gradient_row(image, y, table, lut, [&](int x, std::uint32_t e) {
+                    const std::uint32_t b = entry_bin(e), up = entry_upper(e);
+                    sums[b] += entry_magnitude(e) - up;
+                    sums[next_bin(b)] += up;
+                    store(x);
+                });
+            else
+                gradient_row(image, y, table, lut, [&](int x, std::uint32_t e) {
+                    sums[entry_bin(e)] += entry_magnitude(e);
+                    store(x);
+                });
         }
     });
 
@@ -83,12 +95,13 @@ std::array<std::uint32_t, kOrientationBins> IntegralHistogram::rect_sum(const Re
     return s;
 }
 
-void GradientPlane::compute(const GrayImage& image, GrayGamma gamma) {
+void GradientPlane::compute(const GrayImage& image, GradientParams params) {
     width_ = image.width;
     height_ = image.height;
+    split_ = params.votes == OrientationVotes::Split;
     data_.resize(static_cast<std::size_t>(width_) * height_ + kPlaneSlack);
-    const std::uint32_t* table = detail::gradient_table();
-    const std::uint8_t* lut = lut_of(gamma);
+    const std::uint32_t* table = detail::gradient_table(params.votes);
+    const std::uint8_t* lut = lut_of(params.gamma);
     const int w = width_, h = height_;
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 8), [&](const tbb::blocked_range<int>& rows) {
         for (int y = rows.begin(); y < rows.end(); ++y) {
@@ -100,14 +113,15 @@ void GradientPlane::compute(const GrayImage& image, GrayGamma gamma) {
 
 namespace {
 // Eight pixels at a time: each lane adds its magnitude to the bin it names, by comparing its bin
-// with every bin (no scatter, so no chain of dependent adds into one bin). The last chunk of a row
-// masks the lanes past the rect; it may read up to 7 pixels past them, which the plane's storage
-// holds (kPlaneSlack). Integer sums, exact in any order: the same as pixel by pixel.
+// with every bin (no scatter, so no chain of dependent adds into one bin); with split votes, its
+// lower part to its bin and its upper part to the next. The last chunk of a row masks the lanes
+// past the rect; it may read up to 7 pixels past them, which the plane's storage holds
+// (kPlaneSlack). Integer sums, exact in any order: the same as pixel by pixel.
 using Lanes = std::uint32_t __attribute__((vector_size(32)));
 constexpr int kLanes = 8;
 
-CASCADEKIT_SIMD_CLONES
-void plane_rect_sum(const std::uint32_t* data, int width, const Rect& r, std::uint32_t* out) {
+template <bool Split>
+CASCADEKIT_SIMD_CLONES void plane_rect_sum(const std::uint32_t* data, int width, const Rect& r, std::uint32_t* out) {
     Lanes acc[kOrientationBins] = {};
     const Lanes lane = {0, 1, 2, 3, 4, 5, 6, 7};
     for (int y = r.y; y < r.y + r.h; ++y) {
@@ -116,10 +130,20 @@ void plane_rect_sum(const std::uint32_t* data, int width, const Rect& r, std::ui
             Lanes v;
             std::memcpy(&v, row + x, sizeof v);
             const Lanes keep = reinterpret_cast<Lanes>(lane < static_cast<std::uint32_t>(r.w - x));  // all ones or zero
-            const Lanes bin = v >> 24;
-            const Lanes mag = v & 0xFFFFFFu & keep;
-            for (int b = 0; b < kOrientationBins; ++b)
-                acc[b] += reinterpret_cast<Lanes>(bin == static_cast<std::uint32_t>(b)) & mag;
+            const Lanes bin = v >> kEntryBinShift;
+            const Lanes mag = v & kEntryMagnitudeMask & keep;
+            if constexpr (Split) {
+                const Lanes up = (mag * ((v >> kEntryShareShift) & 0x1FFu) + 128u) >> 8;  // entry_upper()
+                const Lanes low = mag - up;
+                const Lanes next = bin + 1u;  // bin 9 stands for bin 0
+                acc[0] += reinterpret_cast<Lanes>(next == static_cast<std::uint32_t>(kOrientationBins)) & up;
+                for (int b = 0; b < kOrientationBins; ++b)
+                    acc[b] += (reinterpret_cast<Lanes>(bin == static_cast<std::uint32_t>(b)) & low) +
+                              (reinterpret_cast<Lanes>(next == static_cast<std::uint32_t>(b)) & up);
+            } else {
+                for (int b = 0; b < kOrientationBins; ++b)
+                    acc[b] += reinterpret_cast<Lanes>(bin == static_cast<std::uint32_t>(b)) & mag;
+            }
         }
     }
     for (int b = 0; b < kOrientationBins; ++b) {
@@ -132,7 +156,8 @@ void plane_rect_sum(const std::uint32_t* data, int width, const Rect& r, std::ui
 
 std::array<std::uint32_t, kOrientationBins> GradientPlane::rect_sum(const Rect& r) const {
     std::array<std::uint32_t, kOrientationBins> s{};
-    plane_rect_sum(data_.data(), width_, r, s.data());
+    if (split_) plane_rect_sum<true>(data_.data(), width_, r, s.data());
+    else plane_rect_sum<false>(data_.data(), width_, r, s.data());
     return s;
 }
 

@@ -280,6 +280,11 @@ CascadeModel Reader::read(hid_t root) const {
         if (!kGrayGammaNames.parse(gamma, m.hog.gamma))
             fail("/hog@gamma", "unknown gray-level compression '" + gamma + "' (expected " + kGrayGammaNames.choices() + ")");
     }
+    if (version >= 5) {
+        const std::string votes = read_string(hog.get(), "/hog", "votes");
+        if (!kOrientationVotesNames.parse(votes, m.hog.votes))
+            fail("/hog@votes", "unknown orientation votes '" + votes + "' (expected " + kOrientationVotesNames.choices() + ")");
+    }
 
     Handle meta = open_group(root, "metadata", "/metadata");
     m.metadata.training_config = read_string(meta.get(), "/metadata", "training_config");
@@ -412,6 +417,7 @@ public:
         attr_float(hog.get(), "epsilon", m.hog.epsilon, "/hog@epsilon");
         attr_float(hog.get(), "hys_clip", m.hog.hys_clip, "/hog@hys_clip");
         if (schema >= 4) attr_string(hog.get(), "gamma", std::string(kGrayGammaNames.name(m.hog.gamma)), "/hog@gamma");
+        if (schema >= 5) attr_string(hog.get(), "votes", std::string(kOrientationVotesNames.name(m.hog.votes)), "/hog@votes");
 
         Handle meta = group(root, "metadata", "/metadata");
         attr_string(meta.get(), "training_config", m.metadata.training_config, "/metadata@training_config");
@@ -707,7 +713,10 @@ CascadeModel load_model_unverified(const std::filesystem::path& file) {
     return parse_isolated(bytes, file, true);
 }
 
-int model_schema_version(const CascadeModel& model) { return model.hog.gamma == GrayGamma::None ? 3 : 4; }
+int model_schema_version(const CascadeModel& model) {
+    if (model.hog.votes != OrientationVotes::Nearest) return 5;
+    return model.hog.gamma == GrayGamma::None ? 3 : 4;
+}
 
 std::vector<std::uint8_t> model_file_bytes(const CascadeModel& model, const std::filesystem::path& file) {
     silence_hdf5();

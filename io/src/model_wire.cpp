@@ -16,6 +16,7 @@ std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
     o.pod(m.hog.epsilon);
     o.pod(m.hog.hys_clip);
     o.pod<std::uint8_t>(static_cast<std::uint8_t>(m.hog.gamma));
+    o.pod<std::uint8_t>(static_cast<std::uint8_t>(m.hog.votes));
     for (const std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                  &m.metadata.toolkit_version})
         o.str(*s);
@@ -63,6 +64,9 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
         const auto gamma = in.pod<std::uint8_t>();
         if (gamma > static_cast<std::uint8_t>(GrayGamma::Sqrt)) throw std::runtime_error("bad gray gamma");
         m.hog.gamma = static_cast<GrayGamma>(gamma);
+        const auto votes = in.pod<std::uint8_t>();
+        if (votes > static_cast<std::uint8_t>(OrientationVotes::Split)) throw std::runtime_error("bad orientation votes");
+        m.hog.votes = static_cast<OrientationVotes>(votes);
         for (std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                &m.metadata.toolkit_version})
             *s = in.str();

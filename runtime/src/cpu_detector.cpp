@@ -49,7 +49,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     const std::size_t prefix = evaluator_.prefix_stages();
     // Detections stay in scan order either way; keep_rejected wants every window in that order.
     const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && prefix > 0 && !params_.keep_rejected;
-    const GrayGamma gamma = model_.hog.gamma;
+    const GradientParams gradient = model_.hog.gradient();
 
     for (std::size_t li = 0; li < levels.size(); ++li) {
         const PyramidLevel& level = levels[li];
@@ -73,7 +73,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         // Every window through the stages its first planes serve: the whole cascade, or (lazy)
         // only the prefix, keeping the survivors for the other planes.
         const std::size_t first = lazy ? prefix : n_stages;
-        compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), gamma, features_);
+        compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features_);
         std::atomic<bool> any(false);
         tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
             std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
@@ -99,10 +99,10 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         if (any.load()) {
             const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
             if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
-                features_.gradients.compute(*img, gamma);
+                features_.gradients.compute(*img, gradient);
                 features_.hog_from_gradients = true;
             } else {
-                compute_level_features(*img, rest, gamma, features_);
+                compute_level_features(*img, rest, gradient, features_);
             }
             tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
                 for (int row = r.begin(); row < r.end(); ++row) {

@@ -5,9 +5,9 @@
 
 namespace cascadekit {
 
-void compute_level_features(const GrayImage& level, FeatureNeeds needs, GrayGamma gamma, LevelFeatures& out) {
+void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out) {
     if (needs.hog) {
-        out.hog.compute(level, gamma);
+        out.hog.compute(level, gradient);
         out.hog_from_gradients = false;
     }
     if (needs.gray_integral) out.gray.compute(level);

@@ -77,7 +77,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     }
     Reader r(root, origin);
     TrainConfig c;
-    std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)), gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), weighting = "resample",
+    std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)), gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), votes = std::string(kOrientationVotesNames.name(c.hog.votes)), weighting = "resample",
                 backend = "auto";
     DataConfig& d = c.data;
     BoostingConfig& b = c.boosting;
@@ -126,6 +126,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("detect.fppi", c.detect.fppi);
     r.get("hog.block_norm", norm);
     r.get("hog.gamma", gamma);
+    r.get("hog.votes", votes);
     r.get("hog.epsilon", c.hog.epsilon);
     r.get("hog.hys_clip", c.hog.hys_clip);
     r.get("boosting.stage_kind", b.stage_kind);
@@ -223,6 +224,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(c.detect.fppi > 0 && c.detect.fppi <= 100)) r.fail("detect.fppi", "must be in (0, 100] false positives per image");
     if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be " + kBlockNormNames.choices());
     if (!kGrayGammaNames.parse(gamma, c.hog.gamma)) r.fail("hog.gamma", "must be " + kGrayGammaNames.choices());
+    if (!kOrientationVotesNames.parse(votes, c.hog.votes)) r.fail("hog.votes", "must be " + kOrientationVotesNames.choices());
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
     if (b.pool != "zhu" && b.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");

@@ -50,8 +50,8 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     const auto random_negs = random_windows(images, images.size() * static_cast<std::size_t>(cfg.dense.random_negatives_per_image),
                                             ww, wh, cfg.mining.scale_step, streams::initial_negatives(cfg.seed), allowed);
     feats.resize((P + random_negs.size()) * static_cast<std::size_t>(dims));
-    visit_positives(load_crops(data.positives, loader, ww, wh, cfg.data, cfg.seed), needs, cfg.hog.gamma, ww, wh, sink);
-    visit_windows(random_negs, images, P, needs, cfg.hog.gamma, sink);
+    visit_positives(load_crops(data.positives, loader, ww, wh, cfg.data, cfg.seed), needs, cfg.hog.gradient(), ww, wh, sink);
+    visit_windows(random_negs, images, P, needs, cfg.hog.gradient(), sink);
     std::vector<int> labels(P + random_negs.size(), -1);
     std::fill(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(P), 1);
 
@@ -75,7 +75,7 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     const std::size_t before = labels.size();
     feats.resize((before + hard.size()) * static_cast<std::size_t>(dims));
     labels.resize(before + hard.size(), -1);
-    visit_windows(hard, images, before, needs, cfg.hog.gamma, sink);
+    visit_windows(hard, images, before, needs, cfg.hog.gradient(), sink);
     model = to_model(train_all());
     save_model(model, opt.model_out);
 

@@ -137,13 +137,13 @@ private:
         trainer_ = k->make(cfg_);
         trainer_kind_ = std::string(kind);
         trainer_->resize(positives());
-        detail::visit_positives(crops_, trainer_->needs(), cfg_.hog.gamma, cfg_.window.width, cfg_.window.height,
+        detail::visit_positives(crops_, trainer_->needs(), cfg_.hog.gradient(), cfg_.window.width, cfg_.window.height,
                                 [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); }, positives());
     }
 
     void store_negatives() {
         trainer_->resize(positives() + ck_.negatives.size());
-        detail::visit_windows(ck_.negatives, images_, positives(), trainer_->needs(), cfg_.hog.gamma,
+        detail::visit_windows(ck_.negatives, images_, positives(), trainer_->needs(), cfg_.hog.gradient(),
                               [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
     }
 

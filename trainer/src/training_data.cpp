@@ -191,17 +191,17 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
     return out;
 }
 
-void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, GrayGamma gamma, int ww, int wh,
+void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, GradientParams gradient, int ww, int wh,
                      const WindowSink& sink, std::size_t count) {
     tbb::parallel_for(std::size_t{0}, std::min(count, crops.size()), [&](std::size_t i) {
         LevelFeatures f;
-        compute_level_features(crops[i], needs, gamma, f);
+        compute_level_features(crops[i], needs, gradient, f);
         sink(i, f, (crops[i].width - ww) / 2, (crops[i].height - wh) / 2);
     });
 }
 
 void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images, std::size_t first_slot,
-                   FeatureNeeds needs, GrayGamma gamma, const WindowSink& sink) {
+                   FeatureNeeds needs, GradientParams gradient, const WindowSink& sink) {
     std::map<std::uint32_t, std::vector<std::size_t>> by_image;
     for (std::size_t i = 0; i < refs.size(); ++i) by_image[refs[i].image].push_back(i);
     std::vector<std::pair<std::uint32_t, std::vector<std::size_t>>> groups(by_image.begin(), by_image.end());
@@ -219,10 +219,10 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayIma
             if (r.scale != current) {
                 const PyramidLevel l = pyramid_level(img.width, img.height, r.scale);  // as the detector plans it
                 if (r.scale == 1.0 && l.width == img.width && l.height == img.height) {
-                    compute_level_features(img, needs, gamma, f);
+                    compute_level_features(img, needs, gradient, f);
                 } else {
                     resample_level(octaves, l, level);
-                    compute_level_features(level, needs, gamma, f);
+                    compute_level_features(level, needs, gradient, f);
                 }
                 current = r.scale;
             }

@@ -57,16 +57,16 @@ GrayImage jittered(const GrayImage& crop, double degrees, double scale, double d
 GrayImage low_res(const GrayImage& crop, double factor);
 
 // Hands each crop's centred window to sink(i, …) with the features `needs` asks for (HoG
-// planes after the gray levels' `gamma`, HogParams::gamma).
+// planes from `gradient`, HogParams::gradient()).
 // The first `count` crops (all when count exceeds their number), slot i for crop i.
-void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, GrayGamma gamma, int ww, int wh,
+void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, GradientParams gradient, int ww, int wh,
                      const WindowSink& sink, std::size_t count = SIZE_MAX);
 
 // Hands window refs[i] to sink(first_slot + i, …), recomputing each needed pyramid level of each
 // image once (resampling and features as the detector does them). Parallel over images,
 // deterministic.
 void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images, std::size_t first_slot,
-                   FeatureNeeds needs, GrayGamma gamma, const WindowSink& sink);
+                   FeatureNeeds needs, GradientParams gradient, const WindowSink& sink);
 
 // `count` windows drawn uniformly: an image, then a level of its pyramid (scale step
 // `scale_step`), then a position.

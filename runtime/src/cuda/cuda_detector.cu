@@ -80,6 +80,7 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         engine.gamma.reserve(256);
         CK(cudaMemcpy(engine.gamma.p, gamma_table(model_.hog.gamma), 256, cudaMemcpyHostToDevice));
     }
+    engine.split_votes = model_.hog.votes == OrientationVotes::Split;
     for (const Stage& stage : model_.stages) {
         const cuda::CudaStageKind* kind = cuda::find_cuda_stage_kind(stage.kind());
         const cuda::StageSetting setting{static_cast<int>(engine.stages.size()), params_.stride};

@@ -177,7 +177,7 @@ int record_event(StepEvents* ev, cudaStream_t stream) {
 void build_hog(Slot& s, const Engine& engine, cudaStream_t st, StepEvents* ev) {
     const int n_levels = static_cast<int>(s.levels.size());
     if (ev) ev->rows_begin = record_event(ev, st);
-    launch_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width, engine.gamma.p, s.d_A.p,
+    launch_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width, engine.gradient(), s.d_A.p,
                     s.d_B.p, s.d_C.p, st);
     if (ev) ev->rows_end = record_event(ev, st);
     launch_column_pass(s.d_levels.p, n_levels, s.total_cols, s.d_A.p, s.d_B.p, s.d_C.p, st);
@@ -211,7 +211,7 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
             if (engine.hog_from_gradients) {
                 if (ev) ev->rows_begin = record_event(ev, st);
                 launch_gradient_plane(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width,
-                                      engine.gamma.p, s.d_G.p, st);
+                                      engine.gradient(), s.d_G.p, st);
                 if (ev) ev->rows_end = ev->columns_end = record_event(ev, st);
                 features.gradients = s.d_G.p;
             } else {

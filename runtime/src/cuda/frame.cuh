@@ -15,6 +15,7 @@
 #include "cascadekit/runtime/cuda_detector.hpp"
 #include "cuda_support.cuh"
 #include "device_types.cuh"
+#include "integral_histogram_kernels.cuh"
 #include "stage_kinds.cuh"
 #include "survivors.cuh"
 
@@ -34,6 +35,8 @@ struct Engine {
     std::vector<Launch> launches;
     // HogParams::gamma's table (gamma_table()) on the device; empty (p null) for none.
     DeviceBuffer<std::uint8_t> gamma;
+    bool split_votes = false;  // HogParams::votes is OrientationVotes::Split
+    GradientSetting gradient() const { return {gamma.p, split_votes}; }
     // CudaOptions::hog_tail_from: launches [tail_launch, end) run as the one launch of `tail`.
     std::unique_ptr<CudaTail> tail;
     std::size_t tail_launch = 0;

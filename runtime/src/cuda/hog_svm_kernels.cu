@@ -32,6 +32,7 @@ struct HogStageArgs {
     DevStage stage;
     BlockNorm norm;
     float epsilon, hys_clip;
+    bool split;  // HogParams::votes is split: gradient-plane entries carry an upper share
 };
 
 __device__ __forceinline__ float learner_vote(const DevLearner& l, const HogStageArgs& a, long long base, int pitch) {
@@ -145,7 +146,9 @@ __device__ __forceinline__ const std::uint32_t* window_plane(const SurvivorArgs&
 }
 
 // One stage's sum of votes for the window at `plane` (the whole block calls it; the sum is
-// thread 0's). Leaves the block synchronised.
+// thread 0's). Leaves the block synchronised. Split: the model's votes are split (HogStageArgs::split;
+// a template parameter, so that nearest-bin models run the plain loop).
+template <bool Split>
 __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* plane, int width) {
     __shared__ std::uint32_t bins[kPlaneChunk * kBlockDims];
     __shared__ float votes[kPlaneChunk];
@@ -160,12 +163,27 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
             const int bw = l.bw, hw = l.bw / 2, hh = l.bh / 2, n = l.bw * l.bh;
             const std::uint32_t* block = plane + static_cast<long long>(l.by) * width + l.bx;
             std::uint32_t* b = bins + j * kBlockDims;
-#pragma unroll 4
-            for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
+            // The pixel's cell's bins and its gradient entry.
+            auto pixel = [&](int q, std::uint32_t*& cell) {
                 const int py = q / bw, px = q - py * bw;
-                const std::uint32_t e = __ldg(block + static_cast<long long>(py) * width + px);
-                atomicAdd(b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins + static_cast<int>(e >> 24),
-                          e & 0xFFFFFFu);
+                cell = b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins;
+                return __ldg(block + static_cast<long long>(py) * width + px);
+            };
+            if constexpr (Split) {  // the lower part to the bin, the upper to the next
+#pragma unroll 4
+                for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
+                    std::uint32_t* cell;
+                    const std::uint32_t e = pixel(q, cell), bin = entry_bin(e), high = entry_upper(e);
+                    atomicAdd(cell + bin, entry_magnitude(e) - high);
+                    if (high) atomicAdd(cell + next_bin(bin), high);
+                }
+            } else {
+#pragma unroll 4
+                for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
+                    std::uint32_t* cell;
+                    const std::uint32_t e = pixel(q, cell);
+                    atomicAdd(cell + entry_bin(e), entry_magnitude(e));
+                }
             }
         }
         __syncthreads();
@@ -184,6 +202,7 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
     return sum;
 }
 
+template <bool Split>
 __global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs a, HogStageArgs h,
                                                                      const std::uint32_t* __restrict__ G) {
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
@@ -195,7 +214,7 @@ __global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs
         }
         const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
         int width;
-        const float sum = plane_stage_sum(h, window_plane(a, G, id, width), width);
+        const float sum = plane_stage_sum<Split>(h, window_plane(a, G, id, width), width);
         if (threadIdx.x == 0) {
             const float score = sum - h.stage.threshold;
             const bool pass = score >= 0.0f;
@@ -212,6 +231,7 @@ __global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs
 // stage_plane_kernel, recorded as each stage's launch would) until one rejects it. Counts: the
 // windows that pass tail stage j are counted at out_count[j] (the count slot of that stage's
 // launch, for DetectStats); those that pass the last are appended at out_count[n - 1].
+template <bool Split>
 __global__ void __launch_bounds__(kPlaneThreads) tail_plane_kernel(SurvivorArgs a, const HogStageArgs* __restrict__ stages, int n,
                                                                     const std::uint32_t* __restrict__ G) {
     __shared__ int pass_all;
@@ -225,7 +245,7 @@ __global__ void __launch_bounds__(kPlaneThreads) tail_plane_kernel(SurvivorArgs 
             const HogStageArgs& h = stages[j];
             // Synchronises the block before it writes (every stage has learners: make_hog_tail), so
             // every thread has read the stage before's pass_all.
-            const float sum = plane_stage_sum(h, plane, width);
+            const float sum = plane_stage_sum<Split>(h, plane, width);
             if (threadIdx.x == 0) {
                 const float score = sum - h.stage.threshold;
                 const bool pass = score >= 0.0f;
@@ -265,6 +285,7 @@ public:
         args_.norm = hog.norm;
         args_.epsilon = hog.epsilon;
         args_.hys_clip = hog.hys_clip;
+        args_.split = hog.votes == OrientationVotes::Split;
         warp_ = args_.stage.count >= options.warp_stage_min_learners;
     }
     std::uint32_t weak_per_window() const override { return static_cast<std::uint32_t>(args_.stage.count); }
@@ -276,7 +297,8 @@ public:
         if (f.gradients) {  // a block per survivor; never the frame's first launch (an LBP prefix runs first)
             const int all = static_cast<int>(std::min<std::size_t>(s.n_windows, 0x7fffffff));
             const int grid = grid_limit > 0 ? std::min(all, grid_limit * 4) : all;
-            stage_plane_kernel<<<grid, kPlaneThreads, 0, stream>>>(s, h, f.gradients);
+            auto kernel = h.split ? stage_plane_kernel<true> : stage_plane_kernel<false>;
+            kernel<<<grid, kPlaneThreads, 0, stream>>>(s, h, f.gradients);
             CK_LAUNCH();
             return;
         }
@@ -299,18 +321,20 @@ private:
 
 class HogTail final : public CudaTail {
 public:
-    explicit HogTail(const std::vector<HogStageArgs>& stages) : n_(static_cast<int>(stages.size())) {
+    explicit HogTail(const std::vector<HogStageArgs>& stages) : n_(static_cast<int>(stages.size())), split_(stages.front().split) {
         stages_.reserve(stages.size());
         CK(cudaMemcpy(stages_.p, stages.data(), stages.size() * sizeof(HogStageArgs), cudaMemcpyHostToDevice));
     }
     void launch(const SurvivorArgs& s, const FrameFeatures& f, int grid_limit, cudaStream_t stream) const override {
-        tail_plane_kernel<<<grid_limit * 4, kPlaneThreads, 0, stream>>>(s, stages_.p, n_, f.gradients);
+        auto kernel = split_ ? tail_plane_kernel<true> : tail_plane_kernel<false>;
+        kernel<<<grid_limit * 4, kPlaneThreads, 0, stream>>>(s, stages_.p, n_, f.gradients);
         CK_LAUNCH();
     }
 
 private:
     DeviceBuffer<HogStageArgs> stages_;
     int n_;
+    bool split_;  // every stage's HogStageArgs::split (one model)
 };
 }  // namespace
 

@@ -21,27 +21,21 @@ __device__ __forceinline__ Bins9 operator+(const Bins9& x, const Bins9& y) {
 
 __device__ __forceinline__ uint4 add4(uint4 a, uint4 b) { return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }
 
-// orientation_bin() and quantised_magnitude() of features/gradient.cpp, operation for operation in
-// double (no fused multiply-add under --fmad=false; sqrt correctly rounded on both), so the bins
-// and magnitudes equal the CPU's gradient table. Arithmetic rather than the 1 MiB table: the
-// table's gathers miss L1 and made this pass latency-bound.
-__device__ __forceinline__ void bin_and_magnitude(int gx, int gy, const OrientationBoundaries& ob, std::uint32_t& bin,
-                                                  std::uint32_t& mag) {
-    const double v = static_cast<double>(gx * gx + gy * gy) * (kMagnitudeScale * kMagnitudeScale);
-    mag = static_cast<std::uint32_t>(floor(__dsqrt_rn(v) + 0.5));  // llround of a positive value
-    if (gx == 0 && gy == 0) {
-        bin = 0;
-        return;
-    }
-    if (gy < 0 || (gy == 0 && gx < 0)) {
-        gx = -gx;
-        gy = -gy;
-    }
-    std::uint32_t b = 0;
+// One pixel's votes into running bins: `low` to `bin` and, when Split, `high` to the next bin.
+// Selects over the 9 bins rather than an indexed add, so the bins stay in registers.
+template <bool Split>
+__device__ __forceinline__ void add_vote(Bins9& bins, std::uint32_t bin, std::uint32_t low, std::uint32_t high) {
+    const std::uint32_t next = next_bin(bin);
 #pragma unroll
-    for (int k = 0; k < 8; ++k) b += (__dsub_rn(__dmul_rn(gy, ob.c[k]), __dmul_rn(gx, ob.s[k])) >= 0.0) ? 1u : 0u;
-    bin = b;
+    for (int k = 0; k < kOrientationBins; ++k) {
+        bins.b[k] += bin == static_cast<std::uint32_t>(k) ? low : 0u;
+        if constexpr (Split) bins.b[k] += next == static_cast<std::uint32_t>(k) ? high : 0u;
+    }
 }
+
+// Each pixel's gradient is gradient_entry() (features/gradient_entry.hpp), the CPU's one definition,
+// compiled here: arithmetic rather than the CPU's 1 MiB table, whose gathers miss L1 and made this
+// pass latency-bound.
 
 // A block's level rows y0 − 1 … y0 + n_rows (clamped at the level's edges), resampled from the
 // level's octave into shared memory, for the gradients of rows y0 … y0 + n_rows − 1, each gray
@@ -72,12 +66,15 @@ __device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::u
 // only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
 // tile: a serial prefix over them, one block-wide scan of the 9 bins per tile, then the writes
 // (a warp writes 128 consecutive points: whole 16-byte sectors).
+// Split: each pixel adds its lower part to its bin and its upper part to the next
+// (OrientationVotes::Split); otherwise its magnitude to its bin.
 constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
+template <bool Split>
 __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray,
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
                                                                 const AxisEntry* __restrict__ ytab,
-                                                                OrientationBoundaries ob, const std::uint8_t* __restrict__ gamma,
+                                                                OrientationGeometry og, const std::uint8_t* __restrict__ gamma,
                                                                 uint4* A, uint4* B, std::uint32_t* C) {
     extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
     using Scan = cub::BlockScan<Bins9, kRowThreads>;
@@ -103,20 +100,21 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
         Bins9 carry{};
         for (int tile = 0; tile < W; tile += kRowTile) {
             const int x0 = tile + threadIdx.x * kRowItems;
-            std::uint32_t bin[kRowItems], mag[kRowItems];
+            std::uint32_t bin[kRowItems], low[kRowItems], high[kRowItems];  // high: to bin + 1 (Split)
             Bins9 local{};
 #pragma unroll
             for (int j = 0; j < kRowItems; ++j) {
                 const int x = x0 + j;
-                bin[j] = 0;
-                mag[j] = 0;
+                std::uint32_t e = 0;
                 if (x < W) {
                     const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
                     const int gy = int(down[x]) - int(up[x]);
-                    bin_and_magnitude(gx, gy, ob, bin[j], mag[j]);
+                    e = gradient_entry(gx, gy, Split, og);
                 }
-#pragma unroll
-                for (int k = 0; k < kOrientationBins; ++k) local.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
+                bin[j] = entry_bin(e);
+                high[j] = Split ? entry_upper(e) : 0u;
+                low[j] = entry_magnitude(e) - high[j];
+                add_vote<Split>(local, bin[j], low[j], high[j]);
             }
             Bins9 run, total;
             Scan(scan_storage).ExclusiveSum(local, run, total);
@@ -127,12 +125,10 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
             // writes that made this pass L2-bound).
 #pragma unroll
             for (int j = 0; j < kRowItems; ++j) {
+                add_vote<Split>(run, bin[j], low[j], high[j]);
+                const int q = threadIdx.x * kRowItems + j;
 #pragma unroll
-                for (int k = 0; k < kOrientationBins; ++k) {
-                    run.b[k] += bin[j] == static_cast<std::uint32_t>(k) ? mag[j] : 0u;
-                    const int q = threadIdx.x * kRowItems + j;
-                    staged[q * kOrientationBins + q / kRowItems + k] = run.b[k];
-                }
+                for (int k = 0; k < kOrientationBins; ++k) staged[q * kOrientationBins + q / kRowItems + k] = run.b[k];
             }
             __syncthreads();
 #pragma unroll
@@ -152,11 +148,12 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
 }
 
 // Gradient planes: the row pass's rows and bins, written per pixel instead of scanned.
+template <bool Split>
 __global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::uint8_t* __restrict__ gray,
                                                                       const DevLevel* __restrict__ levels, int n_levels,
                                                                       const AxisEntry* __restrict__ xtab,
                                                                       const AxisEntry* __restrict__ ytab,
-                                                                      OrientationBoundaries ob,
+                                                                      OrientationGeometry og,
                                                                       const std::uint8_t* __restrict__ gamma, std::uint32_t* G) {
     extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
@@ -173,9 +170,7 @@ __global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::
         for (int x = threadIdx.x; x < W; x += kRowThreads) {
             const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
             const int gy = int(down[x]) - int(up[x]);
-            std::uint32_t bin, mag;
-            bin_and_magnitude(gx, gy, ob, bin, mag);
-            out[x] = bin << 24 | mag;
+            out[x] = gradient_entry(gx, gy, Split, og);
         }
     }
 }
@@ -200,24 +195,28 @@ __global__ void __launch_bounds__(kThreads) column_pass_kernel(const DevLevel* _
 void prepare_row_pass(int max_width) {
     const std::size_t smem = (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width);
     if (smem > 48 * 1024) {
-        CK(cudaFuncSetAttribute(row_pass_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-        CK(cudaFuncSetAttribute(gradient_plane_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        CK(cudaFuncSetAttribute(row_pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        CK(cudaFuncSetAttribute(row_pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        CK(cudaFuncSetAttribute(gradient_plane_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        CK(cudaFuncSetAttribute(gradient_plane_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     }
 }
 
 void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                           const AxisEntry* ytab, int total_row_blocks, int max_width, const std::uint8_t* gamma, std::uint32_t* G,
+                           const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, std::uint32_t* G,
                            cudaStream_t stream) {
-    gradient_plane_kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
-        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), gamma, G);
+    auto kernel = gradient.split ? gradient_plane_kernel<true> : gradient_plane_kernel<false>;
+    kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
+        gray, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, G);
     CK_LAUNCH();
 }
 
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                     const AxisEntry* ytab, int total_row_blocks, int max_width, const std::uint8_t* gamma, uint4* A, uint4* B,
+                     const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, uint4* A, uint4* B,
                      std::uint32_t* C, cudaStream_t stream) {
-    row_pass_kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
-        gray, levels, n_levels, xtab, ytab, orientation_boundaries(), gamma, A, B, C);
+    auto kernel = gradient.split ? row_pass_kernel<true> : row_pass_kernel<false>;
+    kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
+        gray, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, A, B, C);
     CK_LAUNCH();
 }
 

@@ -12,13 +12,20 @@ namespace cascadekit::cuda {
 
 constexpr int kRowsPerBlock = 4;  // level rows per block of the row pass
 
+// How a frame's gradients are made (HogParams::gradient()): gamma, the device copy of
+// gamma_table(HogParams::gamma), null for none (the resampled gray levels go through it first);
+// split, OrientationVotes::Split.
+struct GradientSetting {
+    const std::uint8_t* gamma = nullptr;
+    bool split = false;
+};
+
 // Row pass. Thread mapping: one block of 128 threads per (level, 4 rows); each thread takes 4
 // consecutive pixels of a 512-pixel tile of a row. Resamples the level rows it needs (fixed-point
 // bilinear, pyramid.hpp), bins every pixel's [-1 0 1] gradient as features/gradient.cpp does and
-// writes each row's running sums (row 0 of every level stays zero). gamma: the device copy of
-// gamma_table(HogParams::gamma), null for none: the resampled gray levels go through it first.
+// writes each row's running sums (row 0 of every level stays zero).
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                     const AxisEntry* ytab, int total_row_blocks, int max_width, const std::uint8_t* gamma, uint4* A, uint4* B,
+                     const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, uint4* A, uint4* B,
                      std::uint32_t* C, cudaStream_t stream);
 // Sets the row pass's dynamic shared memory limit for rows of up to max_width pixels (host call,
 // outside graph capture).
@@ -26,10 +33,10 @@ void prepare_row_pass(int max_width);
 
 // Gradient planes instead (hog_svm stages after an LBP prefix, PrefixPlanes::SurvivorBlocks): the
 // row pass's resampling and binning without the scan. Thread mapping: one block of 128 threads
-// per (level, 4 rows), a thread per pixel of a row; writes bin << 24 | magnitude (features'
+// per (level, 4 rows), a thread per pixel of a row; writes gradient_entry() (features'
 // GradientPlane) at level L's L.px. prepare_row_pass() sizes its shared memory too.
 void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                           const AxisEntry* ytab, int total_row_blocks, int max_width, const std::uint8_t* gamma, std::uint32_t* G,
+                           const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, std::uint32_t* G,
                            cudaStream_t stream);
 
 // Column pass. Thread mapping: one thread per (plane, level, column x >= 1); each adds down its

@@ -29,6 +29,8 @@ std::string_view to_string(BlockNorm norm);
 bool parse_block_norm(std::string_view text, BlockNorm& out);
 
 inline constexpr EnumNames<GrayGamma, 2> kGrayGammaNames{{{{GrayGamma::None, "none"}, {GrayGamma::Sqrt, "sqrt"}}}};
+inline constexpr EnumNames<OrientationVotes, 2> kOrientationVotesNames{
+    {{{OrientationVotes::Nearest, "nearest"}, {OrientationVotes::Split, "split"}}}};
 
 // How blocks are computed and normalised. Stored in the model file, so the detector uses the
 // trainer's values.
@@ -39,6 +41,8 @@ struct HogParams {
     float epsilon = 1.0f;
     float hys_clip = 0.2f;  // L2-Hys clipping level, as in Dalal & Triggs
     GrayGamma gamma = GrayGamma::None;  // gray-level compression before the gradients (gradient.hpp)
+    OrientationVotes votes = OrientationVotes::Nearest;  // nearest bin or split between two (gradient_entry.hpp)
+    GradientParams gradient() const { return {gamma, votes}; }
     friend bool operator==(const HogParams&, const HogParams&) = default;
 };
 

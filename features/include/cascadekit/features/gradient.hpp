@@ -7,34 +7,27 @@
 // [-255, 255]: every quantity below is computed exactly, so every backend agrees bit for bit.
 #include <cstdint>
 
+#include "cascadekit/features/gradient_entry.hpp"
 #include "cascadekit/features/image.hpp"
 
 namespace cascadekit {
 
-inline constexpr int kOrientationBins = 9;  // unsigned, 20° each over [0°, 180°)
-
-// Magnitudes are stored in fixed point with this many units per gray level so that integral
-// histograms can be exact 32-bit integers (see integral_histogram.hpp for the error bound).
-inline constexpr int kMagnitudeScale = 256;
-// Largest quantised magnitude: round(sqrt(255² + 255²) * 256) = round(92319.8) = 92320.
-inline constexpr std::uint32_t kMaxQuantisedMagnitude = 92320;
-
 // Unsigned orientation bin of the gradient (gx, gy): floor(angle / 20°) with the angle of
-// atan2(gy, gx) folded into [0°, 180°). Computed without atan, by comparing the folded gradient
-// with the 8 bin boundaries (sign of a cross product). Requires |gx|, |gy| <= 255 (tested
-// exhaustively over that domain against atan2). The zero gradient is bin 0.
+// atan2(gy, gx) folded into [0°, 180°), i.e. the bin of gradient_entry() with nearest-bin votes.
+// Requires |gx|, |gy| <= 255 (tested exhaustively over that domain against atan2). The zero
+// gradient is bin 0.
 int orientation_bin(int gx, int gy);
 
-// The cosines and sines of the 8 inner bin boundaries 20°, 40°, …, 160° that orientation_bin
-// compares with (the CUDA backend makes the same comparisons with these very values).
-struct OrientationBoundaries {
-    double c[8];
-    double s[8];
-};
-const OrientationBoundaries& orientation_boundaries();
+// The boundary and centre directions that gradient_entry() compares with (the CUDA backend passes
+// these very values to its kernels).
+const OrientationGeometry& orientation_geometry();
 
 // round(sqrt(gx² + gy²) * kMagnitudeScale), exact (integer square root of an exact integer).
 std::uint32_t quantised_magnitude(int gx, int gy);
+
+inline std::uint32_t gradient_entry(int gx, int gy, OrientationVotes votes) {
+    return gradient_entry(gx, gy, votes == OrientationVotes::Split, orientation_geometry());
+}
 
 // Gray-level compression before the gradients of HoG features (Dalal & Triggs, CVPR 2005, found
 // square-root gamma compression slightly better at low false-positive rates). Sqrt maps level v
@@ -44,16 +37,24 @@ enum class GrayGamma : std::uint8_t { None, Sqrt };
 // The table of `gamma` (the identity for None): 256 entries, valid for the program's lifetime.
 const std::uint8_t* gamma_table(GrayGamma gamma);
 
-// Per-pixel gradient of a gray image: the orientation bin and the quantised magnitude.
+// What the gradients of HoG features are computed from and how they vote (HogParams::gradient()).
+struct GradientParams {
+    GrayGamma gamma = GrayGamma::None;
+    OrientationVotes votes = OrientationVotes::Nearest;
+};
+
+// Per-pixel gradient of a gray image: the orientation bin, the quantised magnitude and the part
+// of it that goes to the next bin (entry_upper(); 0 with nearest-bin votes).
 struct GradientField {
     int width = 0;
     int height = 0;
     std::vector<std::uint8_t> bin;         // row-major, width*height
     std::vector<std::uint32_t> magnitude;  // row-major, width*height, units of 1/kMagnitudeScale
+    std::vector<std::uint32_t> upper;      // row-major: to bin (bin + 1) mod 9; magnitude − upper to bin
 };
 
 // Computes gx = I(x+1,y) - I(x-1,y), gy = I(x,y+1) - I(x,y-1) with replicated borders.
 void gradient_at(const GrayImage& image, int x, int y, int& gx, int& gy);
-GradientField compute_gradients(const GrayImage& image);
+GradientField compute_gradients(const GrayImage& image, OrientationVotes votes = OrientationVotes::Nearest);
 
 }  // namespace cascadekit

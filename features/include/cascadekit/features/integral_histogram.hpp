@@ -33,9 +33,9 @@ public:
 
     // Computes gradients, bins and the 9 integral images of image in one pass over the pixels
     // plus one column pass; parallel over rows/columns with TBB, deterministic.
-    // Reuses this object's storage when the size does not grow. gamma: the gray levels'
-    // compression before the gradients (gradient.hpp).
-    void compute(const GrayImage& image, GrayGamma gamma = GrayGamma::None);
+    // Reuses this object's storage when the size does not grow. params: the gray levels'
+    // compression before the gradients and how each pixel votes (gradient.hpp).
+    void compute(const GrayImage& image, GradientParams params = {});
 
     int width() const { return width_; }    // image width (points per row is width+1)
     int height() const { return height_; }  // image height
@@ -57,15 +57,15 @@ private:
     std::vector<std::uint32_t> data_;
 };
 
-// The per-pixel input of an integral histogram without the integration: each pixel's orientation
-// bin and quantised magnitude (the same gradient table), packed as bin << 24 | magnitude. One
+// The per-pixel input of an integral histogram without the integration: each pixel's
+// gradient_entry() (the same gradient table: bin, magnitude and upper share). One
 // pass and 4 bytes per pixel instead of two passes and 36 bytes per point: for blocks wanted at
 // only a few windows (the survivors of an LBP prefix), summed pixel by pixel. A cell's per-bin
 // sums equal the integral histogram's rect_sum exactly (the same integers, added exactly).
 class GradientPlane {
 public:
-    // Parallel over rows (TBB); reuses storage. gamma as for IntegralHistogram::compute.
-    void compute(const GrayImage& image, GrayGamma gamma = GrayGamma::None);
+    // Parallel over rows (TBB); reuses storage. params as for IntegralHistogram::compute.
+    void compute(const GrayImage& image, GradientParams params = {});
     int width() const { return width_; }
     int height() const { return height_; }
     std::uint32_t at(int x, int y) const { return data_[static_cast<std::size_t>(y) * width_ + x]; }
@@ -76,6 +76,7 @@ private:
     static constexpr std::size_t kPlaneSlack = 8;  // storage past the last pixel that rect_sum's 8-pixel reads may touch
     int width_ = 0;
     int height_ = 0;
+    bool split_ = false;  // entries carry upper shares (OrientationVotes::Split)
     std::vector<std::uint32_t> data_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// Reading and writing cascade models as HDF5 files, schema version 3, or 4 for models whose HoG
-// features compress gray levels first (HogParams::gamma; docs/model-file.md; schema 2
+// Reading and writing cascade models as HDF5 files, schema version 3, 4 for models whose HoG
+// features compress gray levels first (HogParams::gamma), or 5 for models whose gradients split
+// their votes between two orientation bins (HogParams::votes) (docs/model-file.md; schema 2
 // files read too, with the default object box and operating point): an HDF5
 // file whose 512-byte user block holds an integrity header (magic, schema version, length and
 // SHA-256 of everything after it), checked with plain file I/O before libhdf5 sees a byte.
@@ -14,9 +15,10 @@
 
 namespace cascadekit {
 
-inline constexpr int kModelSchemaVersion = 4;       // the newest schema load_model reads
-// What save_model writes: 3, or 4 when model.hog.gamma is not none (so that older builds, which
-// would ignore /hog@gamma, refuse those files instead of misreading them).
+inline constexpr int kModelSchemaVersion = 5;       // the newest schema load_model reads
+// What save_model writes: 3; 4 when model.hog.gamma is not none; 5 when model.hog.votes is split
+// (so that older builds, which would ignore /hog@gamma or /hog@votes, refuse those files instead
+// of misreading them).
 int model_schema_version(const CascadeModel& model);
 inline constexpr int kMinSealedSchemaVersion = 2;  // the oldest schema with the integrity header (read as is)
 inline constexpr std::size_t kModelHeaderBytes = 512;             // the HDF5 user block

@@ -45,8 +45,8 @@ struct LevelFeatures {
 };
 
 // Computes the planes `needs` asks for from one pyramid level's gray image (others are left as
-// they are); gamma: the model's HogParams::gamma, for the HoG planes. Parallel inside (TBB).
-void compute_level_features(const GrayImage& level, FeatureNeeds needs, GrayGamma gamma, LevelFeatures& out);
+// they are); gradient: the model's HogParams::gradient(), for the HoG planes. Parallel inside (TBB).
+void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out);
 
 // What one stage says about one window. The window is rejected exactly when score < 0.
 struct StageOutcome {
