@@ -4,10 +4,15 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <opencv2/imgcodecs.hpp>
 
+#include "cascadekit/eval/annotated_images.hpp"
+#include "cascadekit/eval/curves.hpp"
+#include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/features/gradient.hpp"
 #include "cascadekit/features/integral_histogram.hpp"
+#include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "test_support.hpp"
 
@@ -89,5 +94,32 @@ TEST(InriaData, DetectionOnRealImagesIsThreadIndependent) {
         EXPECT_EQ(one.detections, all.detections) << neg[i];
         EXPECT_EQ(one.stats, all.stats) << neg[i];
         EXPECT_GT(one.stats.windows_scanned, 100u);
+    }
+}
+
+// The shipped people cascades on PennFudanPed, a set neither was trained on (the held-out INRIA
+// split cannot test inria-hog-cascade-all.h5, which trained on all of INRIA): `cascade eval
+// --fppi`'s scan (stride 8, ×1.2, a border of 0.25 of the image height, NMS), person boxes matched
+// at IoU 0.5. Shipped figures: 0.583 and 0.574 log-average miss rate; OpenCV's default people
+// detector scores 0.615 this way (experiments/results/inria-hog-cascade.md).
+TEST(ShippedModels, PeopleCascadesFindPennFudanPeople) {
+    const fs::path root = data_dir() / "PennFudanPed";
+    if (!fs::is_directory(root)) GTEST_SKIP() << "PennFudanPed not found at " << root << " (set CASCADEKIT_DATA)";
+    const auto set = pennfudan_images(root);
+    for (const char* name : {"inria-hog-cascade.h5", "inria-hog-cascade-all.h5"}) {
+        SCOPED_TRACE(name);
+        const CascadeModel model = load_model(source_dir() / "experiments" / "models" / name);
+        FullImageOptions o;
+        o.params.stride = 8;
+        o.params.scale_step = 1.2;
+        o.pad = 0.25;
+        o.fusion.method = FusionMethod::Nms;
+        o.bulk.backend = Backend::Cpu;
+        const auto truth = detect_annotated(model, *set, o, load_gray, person_box);
+        ASSERT_EQ(truth.size(), set->size());
+        const double lamr = log_average_miss_rate(fppi_curve(truth));
+        std::printf("  %s: PennFudan log-average miss rate %.4f\n", name, lamr);
+        EXPECT_LT(lamr, 0.60);
+        EXPECT_GT(lamr, 0.40);  // a sanity bound: far better would mean the matching broke
     }
 }
