@@ -21,7 +21,7 @@ namespace cascadekit::cuda {
 struct FrameFeatures {
     HogPlanes hog{};
     const std::uint32_t* gray = nullptr;  // gray integral images (integral_image_kernels.cuh), level L at L.ih
-    // Instead of hog: gradient planes (bin << 24 | magnitude per pixel, as features' GradientPlane),
+    // Instead of hog: gradient planes (a gradient_entry() per pixel, as features' GradientPlane),
     // level L at L.px; hog_svm stages then sum each window's blocks from them.
     const std::uint32_t* gradients = nullptr;
 };

@@ -8,7 +8,7 @@
 //            halvings as features' halve(), one launch each, only as deep as a level needs);
 //   rows     one block per (level, 4 rows), all levels in one launch: fixed-point bilinear resampling
 //            of the level rows it needs from the level's octave (pyramid.hpp), [-1 0 1] gradients, orientation bin and quantised
-//            magnitude computed as features/gradient.cpp does (same double operations), and a
+//            magnitude from features' gradient_entry() (one __host__ __device__ definition), and a
 //            block-wide scan along the row;
 //   columns  the scan down every column of every level, 16-byte loads;
 //   gray integral (models with LBP stages) the same two passes for each level's gray integral
