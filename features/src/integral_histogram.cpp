@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -20,19 +21,16 @@ void gradient_row(const GrayImage& image, int y, const std::uint32_t* table, con
     const std::uint8_t* up = image.pixels.data() + static_cast<std::size_t>(std::max(y - 1, 0)) * w;
     const std::uint8_t* mid = image.pixels.data() + static_cast<std::size_t>(y) * w;
     const std::uint8_t* down = image.pixels.data() + static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
-    if (lut == nullptr) {
+    // One loop, instantiated with and without the table look-up (the plain one stays lean).
+    auto row = [&](auto level) {
         for (int x = 0; x < w; ++x) {
-            const int gx = int(mid[std::min(x + 1, w - 1)]) - int(mid[std::max(x - 1, 0)]);
-            const int gy = int(down[x]) - int(up[x]);
+            const int gx = level(mid[std::min(x + 1, w - 1)]) - level(mid[std::max(x - 1, 0)]);
+            const int gy = level(down[x]) - level(up[x]);
             emit(x, table[(gy + 255) * detail::kGradientTableSide + (gx + 255)]);
         }
-        return;
-    }
-    for (int x = 0; x < w; ++x) {
-        const int gx = int(lut[mid[std::min(x + 1, w - 1)]]) - int(lut[mid[std::max(x - 1, 0)]]);
-        const int gy = int(lut[down[x]]) - int(lut[up[x]]);
-        emit(x, table[(gy + 255) * detail::kGradientTableSide + (gx + 255)]);
-    }
+    };
+    if (lut == nullptr) row([](std::uint8_t v) { return int(v); });
+    else row([lut](std::uint8_t v) { return int(lut[v]); });
 }
 const std::uint8_t* lut_of(GrayGamma gamma) { return gamma == GrayGamma::None ? nullptr : gamma_table(gamma); }
 }  // namespace
@@ -59,18 +57,17 @@ void IntegralHistogram::compute(const GrayImage& image, GradientParams params) {
             const auto store = [&](int x) {
                 std::memcpy(out + (static_cast<std::size_t>(x) + 1) * kOrientationBins, sums, sizeof sums);
             };
-            if (split)
+            // Instantiated per way of voting: nearest-bin entries carry no upper part to add.
+            auto accumulate = [&](auto split_votes) {
                 gradient_row(image, y, table, lut, [&](int x, std::uint32_t e) {
-                    const std::uint32_t b = entry_bin(e), up = entry_upper(e);
+                    const std::uint32_t b = entry_bin(e), up = split_votes ? entry_upper(e) : 0u;
                     sums[b] += entry_magnitude(e) - up;
-                    sums[next_bin(b)] += up;
+                    if constexpr (decltype(split_votes)::value) sums[next_bin(b)] += up;
                     store(x);
                 });
-            else
-                gradient_row(image, y, table, lut, [&](int x, std::uint32_t e) {
-                    sums[entry_bin(e)] += entry_magnitude(e);
-                    store(x);
-                });
+            };
+            if (split) accumulate(std::true_type{});
+            else accumulate(std::false_type{});
         }
     });
 

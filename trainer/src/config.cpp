@@ -77,7 +77,9 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     }
     Reader r(root, origin);
     TrainConfig c;
-    std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)), gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), votes = std::string(kOrientationVotesNames.name(c.hog.votes)), weighting = "resample",
+    std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)),
+                gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), votes = std::string(kOrientationVotesNames.name(c.hog.votes)),
+                weighting = "resample",
                 backend = "auto";
     DataConfig& d = c.data;
     BoostingConfig& b = c.boosting;

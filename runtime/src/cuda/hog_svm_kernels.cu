@@ -163,27 +163,15 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
             const int bw = l.bw, hw = l.bw / 2, hh = l.bh / 2, n = l.bw * l.bh;
             const std::uint32_t* block = plane + static_cast<long long>(l.by) * width + l.bx;
             std::uint32_t* b = bins + j * kBlockDims;
-            // The pixel's cell's bins and its gradient entry.
-            auto pixel = [&](int q, std::uint32_t*& cell) {
+#pragma unroll 4
+            for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
                 const int py = q / bw, px = q - py * bw;
-                cell = b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins;
-                return __ldg(block + static_cast<long long>(py) * width + px);
-            };
-            if constexpr (Split) {  // the lower part to the bin, the upper to the next
-#pragma unroll 4
-                for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
-                    std::uint32_t* cell;
-                    const std::uint32_t e = pixel(q, cell), bin = entry_bin(e), high = entry_upper(e);
-                    atomicAdd(cell + bin, entry_magnitude(e) - high);
-                    if (high) atomicAdd(cell + next_bin(bin), high);
-                }
-            } else {
-#pragma unroll 4
-                for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
-                    std::uint32_t* cell;
-                    const std::uint32_t e = pixel(q, cell);
-                    atomicAdd(cell + entry_bin(e), entry_magnitude(e));
-                }
+                std::uint32_t* cell = b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins;
+                const std::uint32_t e = __ldg(block + static_cast<long long>(py) * width + px);
+                // The lower part to the bin, the upper (split votes only) to the next.
+                const std::uint32_t bin = entry_bin(e), high = Split ? entry_upper(e) : 0u;
+                atomicAdd(cell + bin, entry_magnitude(e) - high);
+                if (Split && high) atomicAdd(cell + next_bin(bin), high);
             }
         }
         __syncthreads();
