@@ -463,6 +463,49 @@ TEST(WaldBoost, BudgetPowerFrontLoadsTheRejectedPositives) {
     EXPECT_THROW(parse_train_config("waldboost: {budget_power: 0}\n", "x"), ConfigError);
 }
 
+// waldboost.rule wald: Wald's test on joint probabilities. The first classifier faces every
+// window, so it may reject where negatives are 1/alpha times likelier than positives; later ones,
+// facing only what the sequence still accepts, reject positives only where that holds of the
+// whole negative distribution. The sequence rejects more negatives early than the spread rule,
+// and by Wald's bound at most alpha of the training positives in all.
+TEST(WaldBoost, WaldRuleRejectsMoreEarlyAndKeepsAllButAlpha) {
+    const SyntheticData d = make_data("waldboost_wald_rule");
+    auto run = [&](WaldRule rule) {
+        TrainConfig cfg = tiny_waldboost_config();
+        cfg.waldboost.rule = rule;
+        TrainOptions opt;
+        opt.model_out = d.dir / ("wb" + std::to_string(static_cast<int>(rule)) + ".h5");
+        opt.created_utc = "2026-11-24T00:00:00Z";
+        Quiet obs;
+        train(cfg, d.train, read_pgm, opt, obs);
+        return load_model(opt.model_out);
+    };
+    // Share of the held-out negative images' windows still accepted after the first t classifiers.
+    auto left_after = [&](const CascadeModel& m, std::size_t t) {
+        CascadeModel prefix = m;
+        auto& wb = prefix.stages[0].as<WaldBoostLbpStage>();
+        wb.weak.resize(std::min(t, wb.weak.size()));
+        wb.final_threshold = wb.weak.back().reject_threshold;
+        std::uint64_t windows = 0, accepted = 0;
+        auto det = Detector::create(prefix, {}, Backend::Cpu);
+        for (const auto& n : d.test.negatives) {
+            const DetectResult r = det->detect(read_pgm(n).view());
+            windows += r.stats.windows_scanned;
+            accepted += r.stats.windows_accepted();
+        }
+        return static_cast<double>(accepted) / static_cast<double>(windows);
+    };
+    const CascadeModel spread = run(WaldRule::Spread), wald = run(WaldRule::Wald);
+    ASSERT_GE(wald.stages[0].as<WaldBoostLbpStage>().weak.size(), 2u);
+    const double P = static_cast<double>(d.train.positives.size());
+    EXPECT_LE((1.0 - accepted_share(wald, d.train.positives)) * P, std::floor(0.05 * P + 1e-9) + 1e-9);
+    EXPECT_GE(accepted_share(wald, d.test.positives), 0.8);
+    for (std::size_t t : {1u, 2u}) EXPECT_LT(left_after(wald, t), left_after(spread, t)) << t;
+    EXPECT_NE(std::string(kWaldRuleNames.choices()).find("wald"), std::string::npos);
+    EXPECT_THROW(parse_train_config("waldboost: {rule: sprt}\n", "x"), ConfigError);
+    EXPECT_EQ(parse_train_config("waldboost: {rule: wald}\n", "x").waldboost.rule, WaldRule::Wald);
+}
+
 // The flips and quarter turns of the backgrounds are more negatives: each transform of every
 // image follows the decoded images, in the configured order, and the run says how many it has.
 TEST(WaldBoost, NegativeTransformsGiveMoreNegativesToBootstrapFrom) {
@@ -632,27 +675,31 @@ TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {
     EXPECT_EQ(bytes(opt.model_out), bytes(whole.model_out));
 }
 
+// Both threshold rules: the wald rule's checkpoint also holds the pool's false-positive rate, which
+// a refill changes.
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
-    const SyntheticData d = make_data("waldboost_resume");
-    TrainConfig cfg = tiny_waldboost_config();
-    cfg.waldboost.weak_classifiers = 12;
-    TrainOptions whole;
-    whole.model_out = d.dir / "whole.h5";
-    whole.created_utc = "2026-11-22T00:00:00Z";
-    Quiet obs;
-    train(cfg, d.train, read_pgm, whole, obs);
-    TrainOptions part = whole;
-    part.model_out = d.dir / "part.h5";
-    part.stop_after_rounds = 1;
-    for (int i = 0; i < 30 && !train(cfg, d.train, read_pgm, part, obs).finished; ++i) part.resume = true;
-    EXPECT_EQ(bytes(whole.model_out), bytes(part.model_out));
-    TrainOptions one = whole;
-    one.model_out = d.dir / "one.h5";
-    {
-        tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
-        train(cfg, d.train, read_pgm, one, obs);
+    for (WaldRule rule : {WaldRule::Spread, WaldRule::Wald}) {
+        SCOPED_TRACE(kWaldRuleNames.name(rule));
+        const SyntheticData d = make_data(std::string("waldboost_resume_") + std::string(kWaldRuleNames.name(rule)));
+        TrainConfig cfg = tiny_waldboost_config();
+        cfg.waldboost.weak_classifiers = 12;
+        cfg.waldboost.rule = rule;
+        TrainOptions whole;
+        whole.model_out = d.dir / "whole.h5";
+        whole.created_utc = "2026-11-22T00:00:00Z";
+        Quiet obs;
+        train(cfg, d.train, read_pgm, whole, obs);
+        EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(),
+                                [](const std::string& n) { return n.find("pool refilled with") != std::string::npos; }));
+        expect_resumed_run_gives_the_same_bytes(cfg, d, whole, 1);
+        TrainOptions one = whole;
+        one.model_out = d.dir / "one.h5";
+        {
+            tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+            train(cfg, d.train, read_pgm, one, obs);
+        }
+        EXPECT_EQ(bytes(whole.model_out), bytes(one.model_out));
     }
-    EXPECT_EQ(bytes(whole.model_out), bytes(one.model_out));
 }
 
 // layout: folders: every image of the crops folder and of each negative folder, no list files.

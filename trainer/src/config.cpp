@@ -79,7 +79,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     TrainConfig c;
     std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)),
                 gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), votes = std::string(kOrientationVotesNames.name(c.hog.votes)),
-                weighting = "resample",
+                weighting = "resample", wald_rule = "spread",
                 backend = "auto";
     DataConfig& d = c.data;
     BoostingConfig& b = c.boosting;
@@ -147,6 +147,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
     r.get("waldboost.alpha", wb.alpha);
     r.get("waldboost.budget_power", wb.budget_power);
+    r.get("waldboost.rule", wald_rule);
     r.get("waldboost.features_per_round", wb.features_per_round);
     r.get("waldboost.max_cell", wb.max_cell);
     r.get("waldboost.negatives", wb.negatives);
@@ -252,6 +253,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         r.fail("waldboost.weak_classifiers", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (!(wb.alpha > 0 && wb.alpha < 1)) r.fail("waldboost.alpha", "must be in (0, 1)");
     if (!(wb.budget_power >= 0.05 && wb.budget_power <= 1)) r.fail("waldboost.budget_power", "must be in [0.05, 1]");
+    if (!kWaldRuleNames.parse(wald_rule, wb.rule)) r.fail("waldboost.rule", "must be " + kWaldRuleNames.choices());
     if (wb.features_per_round < 0) r.fail("waldboost.features_per_round", "must be >= 0 (0 = every feature)");
     if (wb.max_cell < 0) r.fail("waldboost.max_cell", "must be >= 0 (0 = no limit)");
     if (wb.negatives < 0) r.fail("waldboost.negatives", "must be >= 0 (0 = as many as positives)");

@@ -8,13 +8,18 @@
 // positives spread over the sequence: by classifier t at most α·P·(t/T)^p of the P training
 // positives are rejected in all (so the whole sequence rejects at most α of them; p =
 // waldboost.budget_power, 1 by default: evenly, so the first classifiers cannot spend the budget
-// at once; below 1 they may spend more of it). Samples below θ leave the active set; when the
-// negatives left fall below waldboost.refill_below of the pool, the loop refills the pool by
-// bootstrapping through the sequence as it stands.
+// at once; below 1 they may spend more of it). With waldboost.rule wald the test is Wald's own,
+// on joint probabilities: the negatives' share below θ is scaled by the sequence's false-positive
+// rate so far (the product of the pool's surviving shares at each refill, since a refill draws
+// windows the sequence accepts) and compared with the positives' share of all training
+// positives, so a classifier facing every window may reject much and a late one little; Wald's
+// bound then keeps the loss within α·P without a schedule. Samples below θ leave the active set;
+// when the negatives left fall below waldboost.refill_below of the pool, the loop refills the pool
+// by bootstrapping through the sequence as it stands.
 //
 // Everything is a function of the stored samples and the sequence: H, the active set and the
 // weights are replayed from the sequence after a refill and on resume, so the checkpoint holds
-// only the sequence.
+// only the sequence (and, for the wald rule, the false-positive rate the pool stands for).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -59,9 +64,15 @@ public:
 
     void begin_stage(const StageContext& ctx) override {
         stage_ = {};
+        pool_fp_ = 1.0;  // the first pool: windows the stage's input accepts, unfiltered by it
         replay(ctx);
     }
-    void refilled(const StageContext& ctx) override { replay(ctx); }
+    void refilled(const StageContext& ctx) override {
+        // The old pool's surviving share (at least one in pool + 1, as for a stage): the new pool
+        // stands for that many times fewer windows.
+        pool_fp_ *= std::max(f_, 1.0 / static_cast<double>(pool_negatives_ + 1));
+        replay(ctx);
+    }
     void resize(std::size_t n) override {
         samples_.resize(n);
         cached_samples_ = 0;  // the code cache is rebuilt for the samples stored next
@@ -144,9 +155,17 @@ public:
     double fp_rate() const override { return f_; }
     float threshold() const override { return stage_.final_threshold; }
 
-    void save_state(ByteWriter& out) const override { encode_stage(stage_, out); }
+    void save_state(ByteWriter& out) const override {
+        encode_stage(stage_, out);
+        if (cfg_.waldboost.rule == WaldRule::Wald) out.pod(pool_fp_);
+    }
     void load_state(ByteReader& in, const StageContext& ctx) override {
         stage_ = restore_stage<WaldBoostLbpStage>(in, cfg_);
+        pool_fp_ = 1.0;
+        if (cfg_.waldboost.rule == WaldRule::Wald) {
+            pool_fp_ = in.pod<double>();
+            if (!(pool_fp_ > 0 && pool_fp_ <= 1)) throw ByteCodecError("the pool's false-positive rate is not in (0, 1]");
+        }
         replay(ctx);
     }
 
@@ -191,8 +210,10 @@ private:
     }
 
     // The largest θ (reject H < θ) whose negatives' share below θ is at least 1/α times the
-    // positives' share, within the budget of α·P·(t/T)^p positives rejected by classifier t in all;
-    // θ = −10⁶ (reject nothing) when none qualifies.
+    // positives' share, within the budget of α·P·(t/T)^p positives rejected by classifier t in all
+    // (rule spread), or whose joint probability among all negative windows is at least 1/α times
+    // that among all positives, within α·P in all (rule wald); θ = −10⁶ (reject nothing) when none
+    // qualifies.
     float sprt_threshold(const StageContext& ctx) const {
         std::vector<std::size_t> idx;
         for (std::size_t i = 0; i < ctx.samples(); ++i)
@@ -203,15 +224,21 @@ private:
         const double A = 1.0 / cfg_.waldboost.alpha;
         const double t = static_cast<double>(stage_.weak.size() + 1), T = cfg_.waldboost.weak_classifiers;
         const double power = cfg_.waldboost.budget_power;
-        const double share = power == 1.0 ? cfg_.waldboost.alpha * static_cast<double>(ctx.positives) * t / T
-                                          : cfg_.waldboost.alpha * static_cast<double>(ctx.positives) * std::pow(t / T, power);
+        const bool wald = cfg_.waldboost.rule == WaldRule::Wald;
+        const double P = static_cast<double>(ctx.positives);
+        const double share = wald           ? cfg_.waldboost.alpha * P
+                             : power == 1.0 ? cfg_.waldboost.alpha * P * t / T
+                                            : cfg_.waldboost.alpha * P * std::pow(t / T, power);
         const auto budget = static_cast<std::size_t>(std::floor(share + 1e-9));
+        // wald: the negatives' share of all negative windows is pool_fp_ · below / pool size.
+        const double neg_scale = wald ? pool_fp_ / static_cast<double>(std::max<std::size_t>(ctx.negatives, 1)) : 1.0 / neg;
+        const double pos_scale = wald ? 1.0 / P : 1.0 / pos;
         float theta = -kMaxModelMagnitude;
         std::size_t pos_below = 0, neg_below = 0;
         for (std::size_t k = 0; k < idx.size(); ++k) {
             // θ = H of sample k rejects exactly the samples before it in this order that are strictly lower.
             if (k > 0 && H_[idx[k]] != H_[idx[k - 1]] && neg_below > 0) {
-                const bool ratio = pos_below == 0 || (static_cast<double>(neg_below) / neg) >= A * (static_cast<double>(pos_below) / pos);
+                const bool ratio = pos_below == 0 || static_cast<double>(neg_below) * neg_scale >= A * static_cast<double>(pos_below) * pos_scale;
                 if (ratio && rejected_pos_ + pos_below <= budget) theta = H_[idx[k]];
             }
             ++(idx[k] < ctx.positives ? pos_below : neg_below);
@@ -233,6 +260,7 @@ private:
     // exactly what the detector computes for those windows.
     void replay(const StageContext& ctx) {
         const std::size_t n = ctx.samples();
+        pool_negatives_ = ctx.negatives;
         H_.assign(n, 0.0f);
         active_.assign(n, 1);
         rejected_pos_ = 0;
@@ -262,6 +290,8 @@ private:
     std::vector<std::uint8_t> active_;
     std::size_t rejected_pos_ = 0;
     double d_ = 1, f_ = 1;
+    std::size_t pool_negatives_ = 0;
+    double pool_fp_ = 1;  // the sequence's false-positive rate (on the stage's input) when the pool was filled
 };
 }  // namespace
 

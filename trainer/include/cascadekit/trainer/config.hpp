@@ -34,6 +34,12 @@ enum class SvmWeighting {
 };
 inline constexpr EnumNames<SvmWeighting, 2> kSvmWeightingNames{
     {{{SvmWeighting::Resample, "resample"}, {SvmWeighting::Select, "select"}}}};
+// How a WaldBoost sequence's rejection thresholds may spend the allowed miss rate α.
+enum class WaldRule {
+    Spread,  // on the surviving samples' shares, the loss of positives spread over the T planned classifiers
+    Wald     // Wald's test on the joint probabilities: the shares scaled by the sequence's false-positive rate
+};
+inline constexpr EnumNames<WaldRule, 2> kWaldRuleNames{{{{WaldRule::Spread, "spread"}, {WaldRule::Wald, "wald"}}}};
 
 struct DataConfig {
     DataLayout layout = DataLayout::Inria;
@@ -103,6 +109,11 @@ struct WaldBoostConfig {
     // alpha·P·(t/T)^budget_power of the P training positives are rejected. 1: evenly; below 1 the
     // first weak classifiers may spend more of it (and reject more negatives early).
     double budget_power = 1;
+    // spread: the above. wald: classifier t may reject below θ when the windows it rejects there
+    // are at least 1/alpha times as likely among all negative windows as among the positives
+    // (shares scaled by the sequence's false-positive rate so far), so the first classifiers,
+    // facing every window, reject most; the loss stays within alpha in all by Wald's bound.
+    WaldRule rule = WaldRule::Spread;
     int features_per_round = 0;    // candidate features per round, drawn at random; 0 = every feature of the pool
     int max_cell = 0;              // largest cell side in pixels; 0 = any that fits (3 cells across the window)
     int negatives = 0;             // negative pool size; 0 = as many as positives
