@@ -1,5 +1,3 @@
-#include <cub/block/block_scan.cuh>
-
 #include "cuda_support.cuh"
 #include "integral_histogram_kernels.cuh"  // kRowsPerBlock: both passes share the row blocks
 #include "integral_image_kernels.cuh"
@@ -8,44 +6,46 @@
 namespace cascadekit::cuda {
 
 namespace {
-constexpr int kGrayThreads = 256, kGrayItems = 4, kGrayTile = kGrayThreads * kGrayItems;
+constexpr int kGrayItems = 4, kGrayChunk = 32 * kGrayItems;  // a lane's pixels, a warp's per step
 
-__global__ void __launch_bounds__(kGrayThreads) gray_row_pass_kernel(const std::uint8_t* __restrict__ gray,
-                                                                      const DevLevel* __restrict__ levels, int n_levels,
-                                                                      const AxisEntry* __restrict__ xtab,
-                                                                      const AxisEntry* __restrict__ ytab, std::uint32_t* I) {
-    using Scan = cub::BlockScan<std::uint32_t, kGrayThreads>;
-    __shared__ typename Scan::TempStorage scan_storage;
+// A warp per level row (kRowsPerBlock warps a block): the row resampled and scanned kGrayChunk
+// pixels at a time, the chunk's prefix by warp shuffles and its total carried on, so no block
+// barrier waits on other rows and a narrow level leaves no more than a warp's lanes idle.
+__global__ void __launch_bounds__(32 * kRowsPerBlock) gray_row_pass_kernel(const std::uint8_t* __restrict__ gray,
+                                                                           const DevLevel* __restrict__ levels, int n_levels,
+                                                                           const AxisEntry* __restrict__ xtab,
+                                                                           const AxisEntry* __restrict__ ytab, std::uint32_t* I) {
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
-    const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
-    const int W = L.width;
-    const int n_rows = min(kRowsPerBlock, L.height - y0);
+    const int y = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock + static_cast<int>(threadIdx.y);
+    if (y >= L.height) return;  // the whole warp: nothing below waits on it
+    const int W = L.width, lane = static_cast<int>(threadIdx.x);
     const std::uint8_t* src = gray + L.src;
-    for (int r = 0; r < n_rows; ++r) {
-        const int y = y0 + r;
-        const AxisEntry ty = ytab[L.ytab + y];
-        const long long base = L.ih + static_cast<long long>(y + 1) * L.pitch;
-        if (threadIdx.x == 0) I[base] = 0;
-        std::uint32_t carry = 0;
-        for (int tile = 0; tile < W; tile += kGrayTile) {
-            const int x0 = tile + threadIdx.x * kGrayItems;
-            std::uint32_t run[kGrayItems];
-            std::uint32_t local = 0;
+    const AxisEntry ty = ytab[L.ytab + y];
+    const AxisEntry* tx = xtab + L.xtab;
+    std::uint32_t* row = I + L.ih + static_cast<long long>(y + 1) * L.pitch;
+    if (lane == 0) row[0] = 0;
+    std::uint32_t carry = 0;
+    for (int x0 = lane * kGrayItems; x0 - lane * kGrayItems < W; x0 += kGrayChunk) {
+        std::uint32_t run[kGrayItems];
+        std::uint32_t local = 0;
 #pragma unroll
-            for (int j = 0; j < kGrayItems; ++j) {
-                const int x = x0 + j;
-                local += x < W ? resample_pixel(src, L.src_w, xtab[L.xtab + x], ty) : 0u;
-                run[j] = local;
-            }
-            std::uint32_t before = 0, total = 0;
-            Scan(scan_storage).ExclusiveSum(local, before, total);
-#pragma unroll
-            for (int j = 0; j < kGrayItems; ++j)
-                if (x0 + j < W) I[base + x0 + j + 1] = carry + before + run[j];
-            carry += total;
-            __syncthreads();  // scan_storage is reused by the next tile
+        for (int j = 0; j < kGrayItems; ++j) {
+            const int x = x0 + j;
+            local += x < W ? resample_pixel(src, L.src_w, tx[x], ty) : 0u;
+            run[j] = local;
         }
+        std::uint32_t incl = local;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const std::uint32_t v = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o) incl += v;
+        }
+        const std::uint32_t before = carry + incl - local;
+#pragma unroll
+        for (int j = 0; j < kGrayItems; ++j)
+            if (x0 + j < W) row[x0 + j + 1] = before + run[j];
+        carry += __shfl_sync(0xffffffffu, incl, 31);
     }
 }
 
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(32 * kBands) gray_column_pass_kernel(const Dev
 
 void launch_gray_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                           const AxisEntry* ytab, int total_row_blocks, std::uint32_t* I, cudaStream_t stream) {
-    gray_row_pass_kernel<<<total_row_blocks, kGrayThreads, 0, stream>>>(gray, levels, n_levels, xtab, ytab, I);
+    gray_row_pass_kernel<<<total_row_blocks, dim3(32, kRowsPerBlock), 0, stream>>>(gray, levels, n_levels, xtab, ytab, I);
     CK_LAUNCH();
 }
 

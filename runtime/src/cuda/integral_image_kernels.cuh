@@ -12,9 +12,10 @@
 
 namespace cascadekit::cuda {
 
-// Row pass. Thread mapping: one block of 256 threads per (level, 4 rows) (the row blocks of
-// DevLevel::row0); each thread resamples 4 consecutive pixels of a 1024-pixel tile of a row, one
-// block-wide scan per tile, and writes the row's running sums (point row y + 1).
+// Row pass. Thread mapping: one block of 4 warps per (level, 4 rows) (the row blocks of
+// DevLevel::row0), a warp per row; each lane resamples 4 consecutive pixels of a 128-pixel chunk,
+// a warp-shuffle scan per chunk carries the row on, and the row's running sums are written (point
+// row y + 1). No block barrier: a narrow level idles at most a warp's lanes.
 void launch_gray_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                           const AxisEntry* ytab, int total_row_blocks, std::uint32_t* I, cudaStream_t stream);
 
