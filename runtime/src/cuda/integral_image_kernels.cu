@@ -49,44 +49,42 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock) gray_row_pass_kernel(const
     }
 }
 
-constexpr int kBands = 8;
+constexpr int kBands = 8, kBandRows = 8, kChunkRows = kBands * kBandRows;
 
-// Rows y0..y1 (inclusive) of one column: their sum, or (running) their prefix sums from `acc`.
-template <bool Write>
-__device__ __forceinline__ std::uint32_t walk_band(std::uint32_t* p, long long pitch, int y0, int y1, std::uint32_t acc) {
-    int y = y0;
-    for (; y + 7 <= y1; y += 8) {
-        std::uint32_t v[8];
-#pragma unroll
-        for (int j = 0; j < 8; ++j) v[j] = p[(y + j) * pitch];
-#pragma unroll
-        for (int j = 0; j < 8; ++j) {
-            acc += v[j];
-            if (Write) p[(y + j) * pitch] = acc;
-        }
-    }
-    for (; y <= y1; ++y) {
-        acc += p[y * pitch];
-        if (Write) p[y * pitch] = acc;
-    }
-    return acc;
-}
-
+// Down the columns in chunks of kChunkRows point rows: warp b holds rows b·kBandRows … of the
+// chunk in registers, adds them up, the bands' totals are scanned in shared memory with the sum
+// of every chunk above, and each warp writes its rows. Every point is read once and written once.
 __global__ void __launch_bounds__(32 * kBands) gray_column_pass_kernel(const DevLevel* __restrict__ levels, int n_levels,
                                                                        std::uint32_t* I) {
     __shared__ std::uint32_t band_sum[kBands][32];
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].strip0); });
     const DevLevel L = levels[li];
-    const int x = 1 + (static_cast<int>(blockIdx.x) - L.strip0) * 32 + static_cast<int>(threadIdx.x);
+    const int lane = static_cast<int>(threadIdx.x), band = static_cast<int>(threadIdx.y);
+    const int x = 1 + (static_cast<int>(blockIdx.x) - L.strip0) * 32 + lane;
     const bool active = x <= L.width;
-    const int band = threadIdx.y, len = (L.height + kBands - 1) / kBands;
-    const int y0 = 1 + band * len, y1 = min(L.height, (band + 1) * len);  // point rows 1..height
     std::uint32_t* p = I + L.ih + x;
-    band_sum[band][threadIdx.x] = active ? walk_band<false>(p, L.pitch, y0, y1, 0u) : 0u;
-    __syncthreads();
-    std::uint32_t offset = 0;
-    for (int b = 0; b < band; ++b) offset += band_sum[b][threadIdx.x];
-    if (active) walk_band<true>(p, L.pitch, y0, y1, offset);
+    std::uint32_t carry = 0;  // column x's sum over the chunks above
+    for (int y0 = 1; y0 <= L.height; y0 += kChunkRows) {  // point rows 1..height; the same for the whole block
+        const int yb = y0 + band * kBandRows;
+        std::uint32_t v[kBandRows];
+#pragma unroll
+        for (int j = 0; j < kBandRows; ++j) v[j] = active && yb + j <= L.height ? p[static_cast<long long>(yb + j) * L.pitch] : 0u;
+#pragma unroll
+        for (int j = 1; j < kBandRows; ++j) v[j] += v[j - 1];
+        band_sum[band][lane] = v[kBandRows - 1];
+        __syncthreads();
+        std::uint32_t offset = carry;
+#pragma unroll
+        for (int b = 0; b < kBands; ++b) {
+            const std::uint32_t t = band_sum[b][lane];
+            offset += b < band ? t : 0u;
+            carry += t;
+        }
+#pragma unroll
+        for (int j = 0; j < kBandRows; ++j)
+            if (active && yb + j <= L.height) p[static_cast<long long>(yb + j) * L.pitch] = v[j] + offset;
+        __syncthreads();  // band_sum is rewritten by the next chunk
+    }
 }
 }  // namespace
 

@@ -20,10 +20,11 @@ void launch_gray_row_pass(const std::uint8_t* gray, const DevLevel* levels, int 
                           const AxisEntry* ytab, int total_row_blocks, std::uint32_t* I, cudaStream_t stream);
 
 // Column pass. Thread mapping: one block of 32 × 8 threads per (level, strip of 32 columns x >= 1):
-// lane = column, warp = one of 8 bands of rows. Each warp sums its band's rows (coalesced 128-byte
-// rows, 8 loads in flight), the bands' totals are scanned in shared memory, then each warp adds
-// down its band from its offset. Modular uint32 sums are exact in any order, so the result is the
-// CPU's; eight bands give eight times the parallelism of a thread per column.
+// lane = column, warp = one of 8 bands of 8 rows in each 64-row chunk. Each warp loads its band's
+// rows into registers (coalesced 128-byte rows, 8 loads in flight) and adds them up; the bands'
+// totals are scanned in shared memory together with the sum of the chunks above, and each warp
+// writes its rows: every point read once and written once. Modular uint32 sums are exact in any
+// order, so the result is the CPU's.
 void launch_gray_column_pass(const DevLevel* levels, int n_levels, int total_strips, std::uint32_t* I, cudaStream_t stream);
 
 }  // namespace cascadekit::cuda
