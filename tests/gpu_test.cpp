@@ -484,7 +484,15 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     const GrayImage small = blobby_image(63, 200, 1), fine = blobby_image(640, 480, 2);
     const DetectResult before = gpu.detect(fine.view());
     EXPECT_THROW(gpu.detect(small.view()), DetectError);
-    // The failed frame leaves the detector serving its current size.
+    // A side the packed resampling tables cannot index is refused by name, not wrapped.
+    const GrayImage wide(1 << 21, 1);  // checked before the pyramid, which would refuse it as too small
+    try {
+        gpu.detect(wide.view());
+        ADD_FAILURE() << "a 2^21-pixel-wide image accepted";
+    } catch (const DetectError& e) {
+        EXPECT_NE(std::string(e.what()).find("has a side over the CUDA backend's 2097151 pixels"), std::string::npos) << e.what();
+    }
+    // The failed frames leave the detector serving its current size.
     const DetectResult after = gpu.detect(fine.view());
     EXPECT_EQ(before.detections, after.detections);
     EXPECT_EQ(after.detections, CpuDetector(bar_model(), DetectParams{}).detect(fine.view()).detections);

@@ -32,10 +32,17 @@ struct DevLevel {
 // shared memory.
 constexpr int kTileW = 32, kTileH = 8;
 
-// A resampled pixel's two source pixels along one axis and the weight of the second (11-bit).
+// A resampled pixel's first source pixel along one axis (bits 0-20) and the weight of the next one
+// (bits 21-31: kResampleBits = 11 bits) in 4 bytes: the row passes read an entry per pixel, and at
+// 12 bytes those reads were most of their L1 traffic. The next source pixel is i0 + 1 where the
+// weight is not zero (resample_axis() clamps i1 to i0 only with a zero weight), so a zero weight
+// reads i0 alone: the same sum. pack_axis() builds it from resample_axis()'s tables.
 struct AxisEntry {
-    int i0, i1, wt;
+    std::uint32_t v;
 };
+constexpr int kAxisIndexBits = 21;  // source sides up to 2^21 - 1 pixels
+__host__ __device__ __forceinline__ int axis_i0(AxisEntry e) { return static_cast<int>(e.v & ((1u << kAxisIndexBits) - 1u)); }
+__host__ __device__ __forceinline__ std::uint32_t axis_wt(AxisEntry e) { return e.v >> kAxisIndexBits; }
 
 // Integral histograms in three planes per frame: bins 0-3 and 4-7 as uint4, bin 8 as uint32
 // (one point = two 16-byte loads and one 4-byte load). Exact uint32 sums, as on the CPU.

@@ -12,6 +12,17 @@
 
 namespace cascadekit::cuda {
 
+namespace {
+// Entry u of a resampling axis in 4 bytes (device_types.cuh).
+AxisEntry pack_axis(const ResampleAxis& t, int u) {
+    const auto i = static_cast<std::size_t>(u);
+    if (t.i0[i] < 0 || t.i0[i] >= (1 << kAxisIndexBits) || t.wt[i] < 0 || t.wt[i] >= (1 << kResampleBits) ||
+        (t.wt[i] != 0 && t.i1[i] != t.i0[i] + 1))
+        throw DetectError("internal: a resampling table entry does not fit the CUDA backend's packed form");
+    return {static_cast<std::uint32_t>(t.i0[i]) | static_cast<std::uint32_t>(t.wt[i]) << kAxisIndexBits};
+}
+}  // namespace
+
 // Sizes the slot's buffers and tables for a frame; allocates only when the size grows.
 void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
     const std::size_t n_launches = engine.launches.size();
@@ -21,6 +32,9 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     const int ww = model.window_width, wh = model.window_height;
     std::vector<PyramidLevel> plan =
         plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale, params.level_pad);
+    if (image.width >= (1 << kAxisIndexBits) || image.height >= (1 << kAxisIndexBits))
+        throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                          " has a side over the CUDA backend's " + std::to_string((1 << kAxisIndexBits) - 1) + " pixels");
     if (plan.empty())  // before touching the slot, which keeps serving its current size
         throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                           " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
@@ -66,8 +80,8 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         L.src_w = o.width;
         const ResampleAxis ax = resample_axis(pl.width, o.width, octave_scale(pl), pl.pad);
         const ResampleAxis ay = resample_axis(pl.height, o.height, octave_scale(pl), pl.pad);
-        for (int u = 0; u < pl.width; ++u) xt.push_back({ax.i0[u], ax.i1[u], ax.wt[u]});
-        for (int v = 0; v < pl.height; ++v) yt.push_back({ay.i0[v], ay.i1[v], ay.wt[v]});
+        for (int u = 0; u < pl.width; ++u) xt.push_back(pack_axis(ax, u));
+        for (int v = 0; v < pl.height; ++v) yt.push_back(pack_axis(ay, v));
         rows += (pl.height + kRowsPerBlock - 1) / kRowsPerBlock;
         cols += pl.width;
         max_w = std::max(max_w, pl.width);

@@ -15,12 +15,13 @@ namespace cascadekit::cuda {
 // rounding, so the level's bytes equal the CPU's.
 __device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __restrict__ gray, int gw, AxisEntry tx, AxisEntry ty) {
     constexpr std::uint32_t one = 1u << kResampleBits;
-    const std::uint8_t* r0 = gray + static_cast<std::size_t>(ty.i0) * gw;
-    const std::uint8_t* r1 = gray + static_cast<std::size_t>(ty.i1) * gw;
-    const std::uint32_t wx = static_cast<std::uint32_t>(tx.wt), wx0 = one - wx;
-    const std::uint32_t b = static_cast<std::uint32_t>(ty.wt), a = one - b;
-    const std::uint32_t top = r0[tx.i0] * wx0 + r0[tx.i1] * wx;
-    const std::uint32_t bot = r1[tx.i0] * wx0 + r1[tx.i1] * wx;
+    const std::uint32_t wx = axis_wt(tx), wx0 = one - wx;
+    const std::uint32_t b = axis_wt(ty), a = one - b;
+    const int y0 = axis_i0(ty), x0 = axis_i0(tx), x1 = x0 + (wx != 0u ? 1 : 0);
+    const std::uint8_t* r0 = gray + static_cast<std::size_t>(y0) * gw;
+    const std::uint8_t* r1 = gray + static_cast<std::size_t>(y0 + (b != 0u ? 1 : 0)) * gw;
+    const std::uint32_t top = r0[x0] * wx0 + r0[x1] * wx;
+    const std::uint32_t bot = r1[x0] * wx0 + r1[x1] * wx;
     return static_cast<std::uint8_t>((top * a + bot * b + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits));
 }
 
