@@ -702,6 +702,53 @@ TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
     }
 }
 
+// The wald rule's checkpoint carries the pool's false-positive rate after the stage record: a
+// value outside (0, 1], or none, is refused by name; the good checkpoint still resumes.
+TEST(WaldBoost, DamagedPoolRateInTheCheckpointIsRefusedByName) {
+    const SyntheticData d = make_data("waldboost_bad_rate");
+    TrainConfig cfg = tiny_waldboost_config();
+    cfg.waldboost.rule = WaldRule::Wald;
+    TrainOptions opt;
+    opt.model_out = d.dir / "m.h5";
+    opt.created_utc = "2026-11-24T00:00:00Z";
+    opt.stop_after_rounds = 4;
+    Quiet obs;
+    ASSERT_FALSE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    const fs::path state = d.dir / "m.h5.state";
+    const std::vector<char> good = bytes(state);
+    opt.resume = true;
+    auto resume_with = [&](const std::function<void(ByteWriter&, double)>& tail) {
+        std::ofstream(state, std::ios::binary | std::ios::trunc).write(good.data(), static_cast<std::streamsize>(good.size()));
+        detail::Checkpoint c = detail::read_checkpoint(state);
+        ByteReader in(c.current.data(), c.current.size());
+        const Stage stage = decode_stage(in);
+        const double rate = in.pod<double>();
+        EXPECT_TRUE(in.at_end());
+        EXPECT_GT(rate, 0.0);
+        EXPECT_LE(rate, 1.0);
+        ByteWriter out;
+        encode_stage(stage, out);
+        tail(out, rate);
+        c.current = out.bytes;
+        detail::write_checkpoint(c, state);
+    };
+    for (double bad : {0.0, 2.0, std::nan("")}) {
+        resume_with([&](ByteWriter& out, double) { out.pod(bad); });
+        try {
+            train(cfg, d.train, read_pgm, opt, obs);
+            ADD_FAILURE() << "resumed with a pool rate of " << bad;
+        } catch (const TrainError& e) {
+            EXPECT_NE(std::string(e.what()).find(state.string()), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("false-positive rate is not in (0, 1]"), std::string::npos) << e.what();
+        }
+    }
+    resume_with([](ByteWriter&, double) {});  // the rate left out
+    EXPECT_THROW(train(cfg, d.train, read_pgm, opt, obs), TrainError);
+    resume_with([](ByteWriter& out, double rate) { out.pod(rate); });  // re-sealed as it was
+    opt.stop_after_rounds = 0;
+    EXPECT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+}
+
 // layout: folders: every image of the crops folder and of each negative folder, no list files.
 TEST(Trainer, FoldersLayoutReadsCropsAndNegativeFolders) {
     const fs::path dir = scratch_dir("trainer_folders");
