@@ -64,6 +64,18 @@ void expect_resumed_run_gives_the_same_bytes(const TrainConfig& cfg, const Synth
     EXPECT_EQ(bytes(whole.model_out), bytes(part.model_out));
 }
 
+// Trains `cfg` again with at most `threads` threads and expects the model `whole` byte for byte.
+void expect_same_bytes_with_threads(const TrainConfig& cfg, const SyntheticData& d, const TrainOptions& whole, int threads) {
+    TrainOptions other = whole;
+    other.model_out.replace_extension(".threads" + std::to_string(threads) + ".h5");
+    Quiet obs;
+    {
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+        train(cfg, d.train, read_pgm, other, obs);
+    }
+    EXPECT_EQ(bytes(whole.model_out), bytes(other.model_out)) << threads << " threads";
+}
+
 }  // namespace
 
 TEST(Trainer, TinyCascadeSeparatesHeldOutDataFarBetterThanChance) {
@@ -123,13 +135,7 @@ TEST(Trainer, SameSeedSameModelForAnyThreadCountAndResumeIsExact) {
     EXPECT_THROW(train(other, d.train, read_pgm, part, obs), TrainError);
     // Many more threads than cores (as on a 16-core machine): bootstrapping must not let a thread
     // that waits inside its detector's own parallel loop start another image on that detector.
-    TrainOptions many = whole;
-    many.model_out = d.dir / "many.h5";
-    {
-        tbb::global_control sixteen(tbb::global_control::max_allowed_parallelism, 16);
-        train(cfg, d.train, read_pgm, many, obs);
-    }
-    EXPECT_EQ(bytes(whole.model_out), bytes(many.model_out));
+    expect_same_bytes_with_threads(cfg, d, whole, 16);
 }
 
 TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {
@@ -375,6 +381,15 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
 
 // ---- WaldBoost LBP sequences (the waldboost_lbp stage trainer) ----------------------------------
 namespace {
+// The model with its WaldBoost sequence cut after its first t weak classifiers (all it has when fewer).
+CascadeModel sequence_prefix(const CascadeModel& m, std::size_t t) {
+    CascadeModel prefix = m;
+    auto& wb = prefix.stages[0].as<WaldBoostLbpStage>();
+    wb.weak.resize(std::min(t, wb.weak.size()));
+    wb.final_threshold = wb.weak.back().reject_threshold;
+    return prefix;
+}
+
 // Share of the crops' centred windows the model accepts.
 double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& crops) {
     const CascadeEvaluator ev(m);
@@ -444,11 +459,7 @@ TEST(WaldBoost, BudgetPowerFrontLoadsTheRejectedPositives) {
     };
     // Training positives rejected by the first t weak classifiers.
     auto lost_by = [&](const CascadeModel& m, std::size_t t) {
-        CascadeModel prefix = m;
-        auto& wb = prefix.stages[0].as<WaldBoostLbpStage>();
-        wb.weak.resize(t);
-        wb.final_threshold = wb.weak.back().reject_threshold;
-        return (1.0 - accepted_share(prefix, d.train.positives)) * static_cast<double>(d.train.positives.size());
+        return (1.0 - accepted_share(sequence_prefix(m, t), d.train.positives)) * static_cast<double>(d.train.positives.size());
     };
     const CascadeModel even = run(1.0), early = run(0.3);
     const double P = static_cast<double>(d.train.positives.size()), T = 24;
@@ -482,12 +493,8 @@ TEST(WaldBoost, WaldRuleRejectsMoreEarlyAndKeepsAllButAlpha) {
     };
     // Share of the held-out negative images' windows still accepted after the first t classifiers.
     auto left_after = [&](const CascadeModel& m, std::size_t t) {
-        CascadeModel prefix = m;
-        auto& wb = prefix.stages[0].as<WaldBoostLbpStage>();
-        wb.weak.resize(std::min(t, wb.weak.size()));
-        wb.final_threshold = wb.weak.back().reject_threshold;
         std::uint64_t windows = 0, accepted = 0;
-        auto det = Detector::create(prefix, {}, Backend::Cpu);
+        auto det = Detector::create(sequence_prefix(m, t), {}, Backend::Cpu);
         for (const auto& n : d.test.negatives) {
             const DetectResult r = det->detect(read_pgm(n).view());
             windows += r.stats.windows_scanned;
@@ -692,13 +699,7 @@ TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
         EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(),
                                 [](const std::string& n) { return n.find("pool refilled with") != std::string::npos; }));
         expect_resumed_run_gives_the_same_bytes(cfg, d, whole, 1);
-        TrainOptions one = whole;
-        one.model_out = d.dir / "one.h5";
-        {
-            tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
-            train(cfg, d.train, read_pgm, one, obs);
-        }
-        EXPECT_EQ(bytes(whole.model_out), bytes(one.model_out));
+        expect_same_bytes_with_threads(cfg, d, whole, 1);
     }
 }
 

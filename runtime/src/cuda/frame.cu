@@ -30,11 +30,11 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     const bool same = s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order;
     if (same) return;
     const int ww = model.window_width, wh = model.window_height;
-    std::vector<PyramidLevel> plan =
-        plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale, params.level_pad);
     if (image.width >= (1 << kAxisIndexBits) || image.height >= (1 << kAxisIndexBits))
         throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                           " has a side over the CUDA backend's " + std::to_string((1 << kAxisIndexBits) - 1) + " pixels");
+    std::vector<PyramidLevel> plan =
+        plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale, params.level_pad);
     if (plan.empty())  // before touching the slot, which keeps serving its current size
         throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                           " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +

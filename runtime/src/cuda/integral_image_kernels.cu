@@ -26,7 +26,8 @@ __global__ void __launch_bounds__(32 * kRowsPerBlock) gray_row_pass_kernel(const
     std::uint32_t* row = I + L.ih + static_cast<long long>(y + 1) * L.pitch;
     if (lane == 0) row[0] = 0;
     std::uint32_t carry = 0;
-    for (int x0 = lane * kGrayItems; x0 - lane * kGrayItems < W; x0 += kGrayChunk) {
+    for (int chunk = 0; chunk < W; chunk += kGrayChunk) {  // the same trip count for every lane
+        const int x0 = chunk + lane * kGrayItems;
         std::uint32_t run[kGrayItems];
         std::uint32_t local = 0;
 #pragma unroll

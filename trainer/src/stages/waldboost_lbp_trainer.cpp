@@ -69,8 +69,9 @@ public:
     }
     void refilled(const StageContext& ctx) override {
         // The old pool's surviving share (at least one in pool + 1, as for a stage): the new pool
-        // stands for that many times fewer windows.
-        pool_fp_ *= std::max(f_, 1.0 / static_cast<double>(pool_negatives_ + 1));
+        // stands for that many times fewer windows. active_ still covers the old samples here.
+        const std::size_t old_negatives = active_.size() - ctx.positives;
+        pool_fp_ *= std::max(f_, 1.0 / static_cast<double>(old_negatives + 1));
         replay(ctx);
     }
     void resize(std::size_t n) override {
@@ -260,7 +261,6 @@ private:
     // exactly what the detector computes for those windows.
     void replay(const StageContext& ctx) {
         const std::size_t n = ctx.samples();
-        pool_negatives_ = ctx.negatives;
         H_.assign(n, 0.0f);
         active_.assign(n, 1);
         rejected_pos_ = 0;
@@ -290,7 +290,6 @@ private:
     std::vector<std::uint8_t> active_;
     std::size_t rejected_pos_ = 0;
     double d_ = 1, f_ = 1;
-    std::size_t pool_negatives_ = 0;
     double pool_fp_ = 1;  // the sequence's false-positive rate (on the stage's input) when the pool was filled
 };
 }  // namespace
