@@ -5,11 +5,14 @@
 
 #include <bit>
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "cascadekit/features/gradient.hpp"
 #include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
+#include "host_copy.hpp"  // runtime/src/cuda: the CUDA backend's staging copy (host code, always built)
 #include "runtime_support.hpp"
 #include "test_support.hpp"
 
@@ -509,4 +512,55 @@ TEST(CpuDetector, LevelPaddingFindsObjectsCutByTheEdge) {
     for (const Detection& d : plain.detections) EXPECT_TRUE(found_at(padded, d.x, d.y) || d.scale != 1.0);
     p.level_pad = 300;
     EXPECT_THROW(detect(bar_model(), img, p), std::invalid_argument);
+}
+
+// The CUDA backend's staging copy (host code, built in every configuration): every byte arrives,
+// at destination offsets 0-15 from a 16-byte boundary, from padded, contiguous and bottom-up rows,
+// for frames below and above 1 MiB (the size from which bands of rows are copied in parallel with
+// streaming stores); and stream_copy alone for lengths around its 16- and 64-byte steps.
+TEST(HostCopy, RowsArriveIntactAtEveryAlignmentAndStride) {
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<int> byte(0, 255);
+    struct Shape {
+        int rows;
+        std::size_t row_bytes;
+    };
+    for (const Shape k : {Shape{7, 13}, Shape{600, 1923}, Shape{1080, 5760}}) {
+        for (const int pad : {0, 5}) {
+            const std::size_t stride = k.row_bytes + static_cast<std::size_t>(pad);
+            std::vector<std::uint8_t> src(stride * static_cast<std::size_t>(k.rows));
+            for (auto& b : src) b = static_cast<std::uint8_t>(byte(rng));
+            for (const bool bottom_up : {false, true}) {
+                std::vector<std::uint8_t> want(k.row_bytes * static_cast<std::size_t>(k.rows));
+                for (int y = 0; y < k.rows; ++y) {
+                    const int from = bottom_up ? k.rows - 1 - y : y;
+                    std::copy_n(src.data() + static_cast<std::size_t>(from) * stride, k.row_bytes, want.data() + static_cast<std::size_t>(y) * k.row_bytes);
+                }
+                const std::uint8_t* first = bottom_up ? src.data() + static_cast<std::size_t>(k.rows - 1) * stride : src.data();
+                const std::ptrdiff_t step = bottom_up ? -static_cast<std::ptrdiff_t>(stride) : static_cast<std::ptrdiff_t>(stride);
+                for (const int offset : {0, 1, 7, 15}) {
+                    SCOPED_TRACE(std::to_string(k.rows) + "x" + std::to_string(k.row_bytes) + " pad " + std::to_string(pad) +
+                                 (bottom_up ? " bottom-up" : "") + " offset " + std::to_string(offset));
+                    std::vector<std::uint8_t> buffer(want.size() + 48, 0xA5);
+                    std::uint8_t* base = buffer.data() + (16 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 16) % 16;
+                    cuda::copy_rows(base + offset, first, k.rows, k.row_bytes, step);
+                    EXPECT_TRUE(std::equal(want.begin(), want.end(), base + offset));
+                    EXPECT_EQ(base[offset + want.size()], 0xA5) << "wrote past the end";
+                    if (offset > 0) {
+                        EXPECT_EQ(base[offset - 1], 0xA5) << "wrote before the start";
+                    }
+                }
+            }
+        }
+    }
+    std::vector<std::uint8_t> src(300), out(400);
+    for (auto& b : src) b = static_cast<std::uint8_t>(byte(rng));
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{63}, std::size_t{64},
+                                std::size_t{65}, std::size_t{129}, std::size_t{300}})
+        for (const int offset : {0, 3, 16, 31}) {
+            std::fill(out.begin(), out.end(), std::uint8_t{0x5A});
+            cuda::stream_copy(out.data() + offset, src.data(), n);
+            EXPECT_TRUE(std::equal(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(n), out.begin() + offset)) << n << " at " << offset;
+            EXPECT_EQ(out[static_cast<std::size_t>(offset) + n], 0x5A) << n << " at " << offset;
+        }
 }

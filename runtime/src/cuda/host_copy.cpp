@@ -4,20 +4,54 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace cascadekit::cuda {
 
+namespace {
+void plain_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) { std::memcpy(dst, src, n); }
+}  // namespace
+
+void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
+#if defined(__SSE2__)
+    // Up to the first 16-byte boundary of dst, then 64 bytes at a time with streaming stores, then
+    // the rest; the fence orders the streaming stores before whatever the caller does next.
+    const std::size_t head = std::min(n, (16 - reinterpret_cast<std::uintptr_t>(dst) % 16) % 16);
+    std::memcpy(dst, src, head);
+    std::size_t i = head;
+    for (; i + 64 <= n; i += 64) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+    }
+    std::memcpy(dst + i, src + i, n - i);
+    _mm_sfence();
+#else
+    std::memcpy(dst, src, n);
+#endif
+}
+
 void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride) {
+    constexpr std::size_t kParallelBytes = std::size_t{1} << 20;
+    const bool large = static_cast<std::size_t>(rows) * row_bytes >= kParallelBytes && rows >= 2;
     auto copy = [&](int y0, int y1) {
+        void (*const put)(std::uint8_t*, const std::uint8_t*, std::size_t) = large ? &stream_copy : &plain_copy;
         if (src_stride == static_cast<std::ptrdiff_t>(row_bytes)) {
-            std::memcpy(dst + static_cast<std::size_t>(y0) * row_bytes, src + y0 * src_stride, static_cast<std::size_t>(y1 - y0) * row_bytes);
+            put(dst + static_cast<std::size_t>(y0) * row_bytes, src + y0 * src_stride, static_cast<std::size_t>(y1 - y0) * row_bytes);
             return;
         }
-        for (int y = y0; y < y1; ++y) std::memcpy(dst + static_cast<std::size_t>(y) * row_bytes, src + y * src_stride, row_bytes);
+        for (int y = y0; y < y1; ++y) put(dst + static_cast<std::size_t>(y) * row_bytes, src + y * src_stride, row_bytes);
     };
-    constexpr std::size_t kParallelBytes = std::size_t{1} << 20;
-    if (static_cast<std::size_t>(rows) * row_bytes < kParallelBytes || rows < 2) {
+    if (!large) {
         copy(0, rows);
         return;
     }

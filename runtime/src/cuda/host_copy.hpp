@@ -1,5 +1,6 @@
 #pragma once
-// Internal (CUDA backend, host side): copying a frame into the slot's pinned staging buffer.
+// Internal (CUDA backend, host side): copying a frame into the slot's pinned staging buffer. Plain
+// C++: built in every configuration, so that CPU-only builds test it (tests/runtime_test.cpp).
 #include <cstddef>
 #include <cstdint>
 
@@ -10,6 +11,14 @@ namespace cascadekit::cuda {
 // core's memcpy into pinned memory took about as long as the whole GPU pipeline of a 1920×1080
 // face frame at stride 2, and it lies on the path of every frame, latency and batched
 // (experiments/results/gpu-waldboost.md).
+// Those frames are written with streaming (non-temporal) stores where the CPU has them (x86
+// SSE2): the DMA that uploads the staging buffer then reads memory, not lines left dirty in the
+// caches of the cores that copied (the upload step took 0.22-0.51 ms for a 1920×1080 RGB frame
+// that way, about 0.13 ms now: experiments/results/gpu-waldboost.md).
 void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride);
+
+// memcpy(dst, src, n) with streaming stores for the 16-byte-aligned part of dst where the CPU has
+// them, followed by a store fence; a plain memcpy elsewhere.
+void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 
 }  // namespace cascadekit::cuda
