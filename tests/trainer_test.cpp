@@ -76,6 +76,27 @@ void expect_same_bytes_with_threads(const TrainConfig& cfg, const SyntheticData&
     EXPECT_EQ(bytes(whole.model_out), bytes(other.model_out)) << threads << " threads";
 }
 
+// Trains `cfg` on `d` until it stops after `rounds` rounds, leaving a checkpoint at
+// d.dir / "m.h5.state", and returns the options that resume it.
+TrainOptions stopped_run(const TrainConfig& cfg, const SyntheticData& d, int rounds, const std::string& created_utc, Quiet& obs) {
+    TrainOptions opt;
+    opt.model_out = d.dir / "m.h5";
+    opt.created_utc = created_utc;
+    opt.stop_after_rounds = rounds;
+    EXPECT_FALSE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    opt.resume = true;
+    return opt;
+}
+
+// Writes the checkpoint `good` to `state`, lets `change` edit its decoded form and seals it again:
+// checksums right, contents wrong.
+void reseal_checkpoint(const fs::path& state, const std::vector<char>& good, const std::function<void(detail::Checkpoint&)>& change) {
+    std::ofstream(state, std::ios::binary | std::ios::trunc).write(good.data(), static_cast<std::streamsize>(good.size()));
+    detail::Checkpoint c = detail::read_checkpoint(state);
+    change(c);
+    detail::write_checkpoint(c, state);
+}
+
 }  // namespace
 
 TEST(Trainer, TinyCascadeSeparatesHeldOutDataFarBetterThanChance) {
@@ -255,16 +276,11 @@ TEST(Trainer, BadInputIsReportedClearly) {
 TEST(Trainer, DamagedCheckpointsAreRefusedByName) {
     const SyntheticData d = make_data("trainer_bad_checkpoint");
     const TrainConfig cfg = tiny_config();
-    TrainOptions opt;
-    opt.model_out = d.dir / "m.h5";
-    opt.created_utc = "2026-11-22T00:00:00Z";
-    opt.stop_after_rounds = 6;
     Quiet obs;
-    EXPECT_FALSE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    TrainOptions opt = stopped_run(cfg, d, 6, "2026-11-22T00:00:00Z", obs);
     const fs::path state = d.dir / "m.h5.state";
     const std::vector<char> good = bytes(state);
     const std::vector<char> model_before = bytes(opt.model_out);
-    opt.resume = true;
     auto expect_refused = [&](const std::string& what, const std::string& problem) {
         try {
             train(cfg, d.train, read_pgm, opt, obs);
@@ -291,12 +307,7 @@ TEST(Trainer, DamagedCheckpointsAreRefusedByName) {
     expect_refused("truncated", "is damaged");
 
     // Checksums right, indices wrong (a checkpoint of other data, or a bug): every index is checked.
-    auto with = [&](const std::function<void(detail::Checkpoint&)>& change) {
-        write(good);
-        detail::Checkpoint c = detail::read_checkpoint(state);
-        change(c);
-        detail::write_checkpoint(c, state);
-    };
+    auto with = [&](const std::function<void(detail::Checkpoint&)>& change) { reseal_checkpoint(state, good, change); };
     with([](detail::Checkpoint& c) { c.negatives.at(0).image = 99999; });
     expect_refused("image index", "negative window 0 names image 99999");
     with([](detail::Checkpoint& c) { c.negatives.at(1).x = 1 << 30; });
@@ -709,29 +720,24 @@ TEST(WaldBoost, DamagedPoolRateInTheCheckpointIsRefusedByName) {
     const SyntheticData d = make_data("waldboost_bad_rate");
     TrainConfig cfg = tiny_waldboost_config();
     cfg.waldboost.rule = WaldRule::Wald;
-    TrainOptions opt;
-    opt.model_out = d.dir / "m.h5";
-    opt.created_utc = "2026-11-24T00:00:00Z";
-    opt.stop_after_rounds = 4;
     Quiet obs;
-    ASSERT_FALSE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    TrainOptions opt = stopped_run(cfg, d, 4, "2026-11-24T00:00:00Z", obs);
+    ASSERT_FALSE(HasFailure());
     const fs::path state = d.dir / "m.h5.state";
     const std::vector<char> good = bytes(state);
-    opt.resume = true;
     auto resume_with = [&](const std::function<void(ByteWriter&, double)>& tail) {
-        std::ofstream(state, std::ios::binary | std::ios::trunc).write(good.data(), static_cast<std::streamsize>(good.size()));
-        detail::Checkpoint c = detail::read_checkpoint(state);
-        ByteReader in(c.current.data(), c.current.size());
-        const Stage stage = decode_stage(in);
-        const double rate = in.pod<double>();
-        EXPECT_TRUE(in.at_end());
-        EXPECT_GT(rate, 0.0);
-        EXPECT_LE(rate, 1.0);
-        ByteWriter out;
-        encode_stage(stage, out);
-        tail(out, rate);
-        c.current = out.bytes;
-        detail::write_checkpoint(c, state);
+        reseal_checkpoint(state, good, [&](detail::Checkpoint& c) {
+            ByteReader in(c.current.data(), c.current.size());
+            const Stage stage = decode_stage(in);
+            const double rate = in.pod<double>();
+            EXPECT_TRUE(in.at_end());
+            EXPECT_GT(rate, 0.0);
+            EXPECT_LE(rate, 1.0);
+            ByteWriter out;
+            encode_stage(stage, out);
+            tail(out, rate);
+            c.current = out.bytes;
+        });
     };
     for (double bad : {0.0, 2.0, std::nan("")}) {
         resume_with([&](ByteWriter& out, double) { out.pod(bad); });

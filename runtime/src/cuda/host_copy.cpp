@@ -43,8 +43,8 @@ void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
 void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride) {
     constexpr std::size_t kParallelBytes = std::size_t{1} << 20;
     const bool large = static_cast<std::size_t>(rows) * row_bytes >= kParallelBytes && rows >= 2;
+    void (*const put)(std::uint8_t*, const std::uint8_t*, std::size_t) = large ? &stream_copy : &plain_copy;
     auto copy = [&](int y0, int y1) {
-        void (*const put)(std::uint8_t*, const std::uint8_t*, std::size_t) = large ? &stream_copy : &plain_copy;
         if (src_stride == static_cast<std::ptrdiff_t>(row_bytes)) {
             put(dst + static_cast<std::size_t>(y0) * row_bytes, src + y0 * src_stride, static_cast<std::size_t>(y1 - y0) * row_bytes);
             return;
