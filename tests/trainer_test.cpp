@@ -668,6 +668,65 @@ TEST(WaldBoost, MinNegativesEndsTheSequenceWhenARefillFindsTooFew) {
     EXPECT_THROW(parse_train_config("waldboost: {min_negatives: -1}", "x.yaml"), ConfigError);
 }
 
+// waldboost.rescan false: once a refill finds fewer negatives than the pool holds, the backgrounds
+// are not scanned again; the sequence goes on with the negatives left (the same weak classifiers
+// as with rescans until the pool first runs low after that refill) until it is complete or has
+// rejected them all, says so, and resumes bit-identically.
+TEST(WaldBoost, WithoutRescanTheSequenceTrainsOnTheNegativesLeftAfterAShortRefill) {
+    const SyntheticData d = make_data("waldboost_rescan");
+    TrainConfig cfg = tiny_waldboost_config();
+    cfg.waldboost.weak_classifiers = 40;
+    TrainOptions opt;
+    opt.model_out = d.dir / "rescan.h5";
+    opt.created_utc = "2026-11-22T00:00:00Z";
+    Quiet with_rescan;
+    train(cfg, d.train, read_pgm, opt, with_rescan);
+    cfg.waldboost.rescan = false;
+    opt.model_out = d.dir / "keep.h5";
+    Quiet obs;
+    const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+    auto is_refill = [](const std::string& n) { return n.find("pool refilled with") != std::string::npos; };
+    const auto short_refill = std::find_if(obs.notes.begin(), obs.notes.end(), [&](const std::string& n) {
+        return is_refill(n) && n.find("left (wanted 300)") != std::string::npos;
+    });
+    ASSERT_NE(short_refill, obs.notes.end()) << "these backgrounds should run short of a 300-window pool";
+    EXPECT_NE(short_refill->find("waldboost.rescan is false: no more scans"), std::string::npos) << *short_refill;
+    EXPECT_EQ(std::find_if(short_refill + 1, obs.notes.end(), is_refill), obs.notes.end()) << "scanned again";
+    // With rescans the same run scans again after that refill.
+    const auto count_refills = [&](const Quiet& q) { return std::count_if(q.notes.begin(), q.notes.end(), is_refill); };
+    EXPECT_GT(count_refills(with_rescan), count_refills(obs));
+    const CascadeModel rescan_model = load_model(d.dir / "rescan.h5"), keep_model = load_model(opt.model_out);
+    const auto& rescanned = rescan_model.stages[0].as<WaldBoostLbpStage>();
+    const auto& kept = keep_model.stages[0].as<WaldBoostLbpStage>();
+    // "stage 1, K weak classifiers: pool refilled …". The two runs agree up to their first refill;
+    // from there on a short pool of this run also holds the windows beyond the per-image share.
+    auto weak_at = [](const std::string& note) { return std::stoul(note.substr(note.find(", ") + 2)); };
+    const std::size_t k = weak_at(*short_refill);
+    ASSERT_GT(kept.weak.size(), k + 1) << *short_refill;
+    const std::size_t first = weak_at(*std::find_if(with_rescan.notes.begin(), with_rescan.notes.end(), is_refill));
+    ASSERT_GE(rescanned.weak.size(), first);
+    for (std::size_t i = 0; i < first; ++i) EXPECT_EQ(kept.weak[i], rescanned.weak[i]) << i;
+    EXPECT_TRUE(s.finished);
+    if (kept.weak.size() < 40u) {
+        EXPECT_TRUE(s.negatives_exhausted);
+        EXPECT_NE(s.stop_reason.find("negatives left (the backgrounds are not scanned again: waldboost.rescan is false)"),
+                  std::string::npos) << s.stop_reason;
+        // The short pool held every window the sequence accepted, so a sequence that rejects
+        // them all accepts no window of the backgrounds, scanned as mining scans them.
+        DetectParams scan;
+        scan.stride = cfg.mining.stride;
+        scan.scale_step = cfg.mining.scale_step;
+        auto det = Detector::create(keep_model, scan, Backend::Cpu);
+        std::size_t accepted = 0;
+        for (const auto& n : d.train.negatives) accepted += det->detect(read_pgm(n).view()).detections.size();
+        EXPECT_EQ(accepted, 0u);
+    }
+    // Stopped after the short refill and resumed, it decides the same way (the pool's size is in
+    // the checkpoint).
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, static_cast<int>(k) + 2);
+    EXPECT_THROW(parse_train_config("waldboost: {rescan: maybe}", "x.yaml"), ConfigError);
+}
+
 // mining.min_scale below 1 bootstraps from upscaled levels too (as `detect --min-scale` scans),
 // and those windows are replayed exactly: the run and its resume give the same model.
 TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {

@@ -153,6 +153,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.negatives", wb.negatives);
     r.get("waldboost.refill_below", wb.refill_below);
     r.get("waldboost.min_negatives", wb.min_negatives);
+    r.get("waldboost.rescan", wb.rescan);
     r.get("waldboost.smoothing", wb.smoothing);
     r.get("svm.C", c.svm.C);
     r.get("svm.weighting", weighting);

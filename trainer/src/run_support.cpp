@@ -115,20 +115,34 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
 std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
                                  TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals,
-                                 const WindowFilter& allowed) {
+                                 const WindowFilter& allowed, bool all_when_short) {
     std::vector<std::uint32_t> order = usable_images(model, images);
     for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + rng.below(order.size() - i)]);
     const std::uint64_t seed = rng.next();  // per-image draws: RandomStream(seed, {image})
-    std::vector<WindowRef> pool;
+    std::vector<WindowRef> pool, left_out;  // left_out: beyond the per-image limit (all_when_short)
     const MiningTotals t = scan_images(
         model, cfg, images, order, 0, stage, observer, observer_mutex,
         [&](std::vector<WindowRef>&& w) {
             if (pool.size() >= want || w.empty()) return;  // full: what comes after does not count
             const std::uint32_t image = w.front().image;
-            w = subsample(w, std::min(per_image, want - pool.size()), RandomStream(seed, {image}));
+            const std::size_t take = std::min(per_image, want - pool.size());
+            if (all_when_short && w.size() > take && left_out.size() < want) {
+                std::vector<WindowRef> kept = subsample(w, take, RandomStream(seed, {image}));
+                // subsample keeps scan order, so the rest is the set difference in that order
+                std::size_t j = 0;
+                for (const WindowRef& x : w) {
+                    if (j < kept.size() && x.scale == kept[j].scale && x.x == kept[j].x && x.y == kept[j].y) ++j;
+                    else if (left_out.size() < want) left_out.push_back(x);
+                }
+                w = std::move(kept);
+            } else {
+                w = subsample(w, take, RandomStream(seed, {image}));
+            }
             pool.insert(pool.end(), w.begin(), w.end());
         },
         [&] { return pool.size() >= want; }, allowed);
+    if (pool.size() < want)
+        pool.insert(pool.end(), left_out.begin(), left_out.begin() + static_cast<std::ptrdiff_t>(std::min(left_out.size(), want - pool.size())));
     if (totals) *totals = t;
     return pool;
 }

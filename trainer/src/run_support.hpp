@@ -37,10 +37,12 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
 // A negative pool of `want` windows that `model` accepts, for refills inside a stage: the images
 // in the order `rng` shuffles them, from each at most `per_image` of its accepted windows (drawn
 // by a stream of the run's seed and the image), until the pool is full. Scans only as many images
-// as it needs. Fewer than `want` when the images hold fewer.
+// as it needs. Fewer than `want` when the images hold fewer. all_when_short: when every image was
+// scanned and the pool is still short, the windows the per-image limit left out are added (in
+// scan order, up to `want`), so a short pool holds every window the model accepts.
 std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
                                  TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr,
-                                 const WindowFilter& allowed = {});
+                                 const WindowFilter& allowed = {}, bool all_when_short = false);
 
 }  // namespace cascadekit::detail

@@ -89,7 +89,7 @@ public:
             if (r.added) report_round(r);
             ++ck_.rounds;
             ++rounds_here;
-            if (r.wants_negatives && !r.stage_complete && !refill()) exhausted_in_stage_ = true;
+            if (r.wants_negatives && !r.stage_complete && !more_negatives(r)) exhausted_in_stage_ = true;
             if (r.stage_complete || exhausted_in_stage_) finish_stage();
             ck_.seconds = elapsed();
             save();
@@ -147,6 +147,20 @@ private:
                               [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
     }
 
+    // A stage's pool ran low: refill it, or (waldboost.rescan false, the pool already short of what
+    // the stage wants: the backgrounds are used up) go on with the negatives left while any are.
+    // The pool's size is in the checkpoint, so a resumed run decides the same way.
+    bool more_negatives(const RoundResult& r) {
+        if (cfg_.waldboost.rescan || ck_.negatives.size() >= target_negatives()) return refill();
+        if (r.negatives_left > 0) return true;
+        ck_.stop_reason = "negative data exhausted: stage " + std::to_string(stage_number()) + " with " +
+                          std::to_string(trainer_->size()) + " weak classifiers rejects every one of the " +
+                          std::to_string(ck_.negatives.size()) +
+                          " negatives left (the backgrounds are not scanned again: waldboost.rescan is false)";
+        obs_.on_note(ck_.stop_reason);
+        return false;
+    }
+
     // Bootstrapping inside a stage: a new negative pool of windows that the cascade so far and the
     // stage as it stands all accept. False when the negative images hold none.
     bool refill() {
@@ -162,7 +176,7 @@ private:
         const auto found = detail::mine_pool(detail::model_of(cfg_, with, data_.description, ck_.created_utc), cfg_, images_, want,
                                              per_image,
                                              detail::streams::refill_subsample(cfg_.seed, static_cast<std::uint64_t>(stage), trainer_->size()),
-                                             stage, obs_, observer_mutex_, &totals, allowed_);
+                                             stage, obs_, observer_mutex_, &totals, allowed_, !cfg_.waldboost.rescan);
         ck_.mining_seconds += seconds_since(t);
         if (found.empty()) {
             ck_.stop_reason = "negative data exhausted: stage " + std::to_string(stage) + " with " +
@@ -181,7 +195,9 @@ private:
         obs_.on_note("stage " + std::to_string(stage) + ", " + std::to_string(trainer_->size()) + " weak classifiers: pool refilled with " +
                      std::to_string(found.size()) + " negatives (1 accepted per " +
                      std::to_string(totals.windows / std::max<std::uint64_t>(totals.accepted, 1)) + " windows scanned)" +
-                     (found.size() < want ? "; only " + std::to_string(found.size()) + " left (wanted " + std::to_string(want) + "), training on those" : ""));
+                     (found.size() < want ? "; only " + std::to_string(found.size()) + " left (wanted " + std::to_string(want) + "), training on those" +
+                                                (cfg_.waldboost.rescan ? std::string() : std::string(" until every one is rejected (waldboost.rescan is false: no more scans)"))
+                                          : ""));
         ck_.negatives = found;
         store_negatives();
         trainer_->refilled(context());

@@ -15,7 +15,8 @@
 // positives, so a classifier facing every window may reject much and a late one little; Wald's
 // bound then keeps the loss within α·P without a schedule. Samples below θ leave the active set;
 // when the negatives left fall below waldboost.refill_below of the pool, the loop refills the pool
-// by bootstrapping through the sequence as it stands.
+// by bootstrapping through the sequence as it stands (with waldboost.rescan false, only until a
+// refill comes up short; then the sequence goes on with the negatives left).
 //
 // Everything is a function of the stored samples and the sequence: H, the active set and the
 // weights are replayed from the sequence after a refill and on resume, so the checkpoint holds
@@ -146,6 +147,7 @@ public:
             r.note = "stage " + std::to_string(ctx.stage) + ": every training positive is rejected; closing the stage";
         } else {
             r.wants_negatives = static_cast<double>(active_neg) < cfg_.waldboost.refill_below * static_cast<double>(ctx.negatives);
+            r.negatives_left = active_neg;
         }
         return r;
     }

@@ -119,6 +119,11 @@ struct WaldBoostConfig {
     int negatives = 0;             // negative pool size; 0 = as many as positives
     double refill_below = 0.5;     // refill the pool by bootstrapping when fewer negatives than this share are left
     int min_negatives = 0;         // end the sequence when a refill finds fewer (0: go on until none is left)
+    // After a refill that found fewer negatives than the pool holds (the backgrounds nearly used
+    // up): true, scan the backgrounds again each time the pool runs low; false, scan no more and
+    // train on the negatives left until the sequence is complete or rejects them all (a new scan
+    // would mostly find those same windows again).
+    bool rescan = true;
     double smoothing = 0.5;        // response tables: h(j) = ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)), ε = smoothing / samples
 };
 

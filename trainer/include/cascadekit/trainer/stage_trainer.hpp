@@ -37,6 +37,7 @@ struct RoundResult {
     // The negatives left are too few: the loop mines a new pool through the cascade so far and
     // this stage as it stands (windows they all accept), stores it and calls refilled().
     bool wants_negatives = false;
+    std::size_t negatives_left = 0;  // with wants_negatives: the pool's negatives still in play
     double weighted_error = 0;    // of the added learner (WaldBoost: its normaliser Z)
     double progress = -1;         // share of the stage done, when the trainer knows it (ETA); < 0 unknown
     std::string note;             // a notable event for the log ("no candidate beats chance…"), or empty
