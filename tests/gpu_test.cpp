@@ -324,7 +324,7 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                                 Tiling{true, Compaction::CubSelect, {21}, {2, 7}}, Tiling{true, Compaction::WarpAtomics, {64}, {1, 4, 16}},
                                 Tiling{false, Compaction::BlockAtomics, {4, 16, 64, 256}, {4}}}) {
             CudaDetector gpu(m, p, CudaOptions{.compaction = t.c, .lbp_boundaries = t.boundaries, .lbp_tiled = t.tiled,
-                                               .lbp_tile_cuts = t.cuts, .poison = true});
+                                               .lbp_tiled_from_stride = 1, .lbp_tile_cuts = t.cuts, .poison = true});
             const DetectResult r = gpu.detect(f.view);
             EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(t.c) << (t.tiled ? ", tiled, " : ", untiled, ")
                                                      << t.cuts.size() << " cuts";

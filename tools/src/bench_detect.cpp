@@ -89,7 +89,7 @@ struct TileDesign {
     bool tiled;
     std::vector<int> boundaries, cuts;
 };
-// The default third; the first is the untiled launch plan that was the default before.
+// The default: the first at stride 1, the third at stride 2 and more (CudaOptions::lbp_tiled_from_stride).
 const std::vector<TileDesign> kTileDesigns = {{false, {4, 16, 64, 256}, {}}, {true, {4, 16, 64, 256}, {}}, {true, {16, 64, 256}, {4}},
                                               {true, {16, 64, 256}, {2, 4, 8}}, {true, {64, 256}, {4, 16}},
                                               {true, {32, 128, 512}, {4, 16}}, {true, {16, 64, 256}, {8}}};
@@ -256,7 +256,8 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(batched_with(CudaOptions{.lbp_boundaries = cuts}));
                             for (const TileDesign& d : kTileDesigns)
                                 r.lbp_tiles.push_back(batched_with(
-                                    CudaOptions{.lbp_boundaries = d.boundaries, .lbp_tiled = d.tiled, .lbp_tile_cuts = d.cuts}));
+                                    CudaOptions{.lbp_boundaries = d.boundaries, .lbp_tiled = d.tiled,
+                                                .lbp_tiled_from_stride = 1, .lbp_tile_cuts = d.cuts}));
                             for (Compaction c : kImplementations)
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));

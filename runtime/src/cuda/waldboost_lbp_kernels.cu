@@ -293,9 +293,9 @@ public:
         std::vector<int> tile_cuts = options.lbp_tile_cuts;
         std::sort(tile_cuts.begin(), tile_cuts.end());
         split(cuts, n);
-        // The tiled first launch: the model's first stage, and a patch that fits at this stride.
-        // Otherwise the in-block cuts become boundaries between launches.
-        tiled_ = options.lbp_tiled && setting.index == 0;
+        // The tiled first launch: the model's first stage, a stride it is used at, and a patch
+        // that fits at that stride. Otherwise the in-block cuts become boundaries between launches.
+        tiled_ = options.lbp_tiled && setting.index == 0 && setting.stride >= options.lbp_tiled_from_stride;
         if (tiled_) {
             const int count = ends_.front();
             int ext_x = 0, ext_y = 0;  // the farthest integral-image point a window's cells reach

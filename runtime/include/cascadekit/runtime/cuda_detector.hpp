@@ -75,6 +75,11 @@ struct CudaOptions {
     // to shared memory, when the patch fits in 48 KiB at the detector's stride (24×24 faces at
     // strides 1–8: yes; 64×128 people windows at stride 8: no). false: never.
     bool lbp_tiled = true;
+    // ... and only when the detector's stride is at least this. At stride 1 the shipped face
+    // sequence (Wald's rule: a third of the windows go at its first table) ran 3–4 % faster
+    // untiled in every benchmark run, at stride 2 tiled (experiments/results/gpu-waldboost.md).
+    // 1: at every stride.
+    int lbp_tiled_from_stride = 2;
     // Inside that tiled launch, the block's surviving windows are compacted in shared memory (in
     // window order) after these weak classifiers (at most 6; those at or past the first part's
     // end are ignored). Untiled, they are boundaries like lbp_boundaries.
