@@ -125,20 +125,11 @@ std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& c
         [&](std::vector<WindowRef>&& w) {
             if (pool.size() >= want || w.empty()) return;  // full: what comes after does not count
             const std::uint32_t image = w.front().image;
-            const std::size_t take = std::min(per_image, want - pool.size());
-            if (all_when_short && w.size() > take && left_out.size() < want) {
-                std::vector<WindowRef> kept = subsample(w, take, RandomStream(seed, {image}));
-                // subsample keeps scan order, so the rest is the set difference in that order
-                std::size_t j = 0;
-                for (const WindowRef& x : w) {
-                    if (j < kept.size() && x.scale == kept[j].scale && x.x == kept[j].x && x.y == kept[j].y) ++j;
-                    else if (left_out.size() < want) left_out.push_back(x);
-                }
-                w = std::move(kept);
-            } else {
-                w = subsample(w, take, RandomStream(seed, {image}));
-            }
+            std::vector<WindowRef> rest;
+            const bool keep_rest = all_when_short && left_out.size() < want;
+            w = subsample(w, std::min(per_image, want - pool.size()), RandomStream(seed, {image}), keep_rest ? &rest : nullptr);
             pool.insert(pool.end(), w.begin(), w.end());
+            left_out.insert(left_out.end(), rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(std::min(rest.size(), want - left_out.size())));
         },
         [&] { return pool.size() >= want; }, allowed);
     if (pool.size() < want)

@@ -259,11 +259,17 @@ std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std:
     return out;
 }
 
-std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng) {
+std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng,
+                                 std::vector<WindowRef>* rest) {
+    if (rest) rest->clear();
     if (refs.size() <= target) return refs;
     std::vector<std::size_t> idx(refs.size());
     std::iota(idx.begin(), idx.end(), 0);
     for (std::size_t i = 0; i < target; ++i) std::swap(idx[i], idx[i + rng.below(idx.size() - i)]);
+    if (rest) {
+        std::sort(idx.begin() + static_cast<std::ptrdiff_t>(target), idx.end());
+        for (auto it = idx.begin() + static_cast<std::ptrdiff_t>(target); it != idx.end(); ++it) rest->push_back(refs[*it]);
+    }
     idx.resize(target);
     std::sort(idx.begin(), idx.end());
     std::vector<WindowRef> out;

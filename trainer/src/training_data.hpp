@@ -74,7 +74,9 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayIma
 std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std::size_t count, int ww, int wh,
                                       double scale_step, RandomStream rng, const WindowFilter& allowed = {});
 
-// `target` of refs chosen uniformly without replacement, in their original order.
-std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng);
+// `target` of refs chosen uniformly without replacement, in their original order. rest, when
+// given, receives the refs not chosen, in their original order too.
+std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng,
+                                 std::vector<WindowRef>* rest = nullptr);
 
 }  // namespace cascadekit::detail
