@@ -820,3 +820,96 @@ TEST(Pyramid, PaddedLevelsHoldTheUnpaddedLevelInsideAReplicatedBorder) {
     }
     EXPECT_THROW(plan_pyramid(150, 200, 64, 128, 1.2, 1.0, 0.0, -1), std::invalid_argument);
 }
+
+// Colour gradients: each pixel takes the gradient of the colour plane with the largest gx² + gy²
+// (the first of R, G, B on ties), after the gamma table: the gradient plane and the integral
+// histogram equal a plain per-pixel reference, whatever the buffer's channel order.
+TEST(ColourGradients, EachPixelTakesTheStrongestChannelAsAPlainReferenceDoes) {
+    const int w = 37, h = 29;
+    const GrayImage r = random_image(w, h, 31), g = random_image(w, h, 32), b = random_image(w, h, 33);
+    // The same pixels interleaved both ways, rows padded.
+    std::vector<std::uint8_t> rgb(static_cast<std::size_t>(w * 3 + 4) * h), bgr(rgb.size());
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            std::uint8_t* p = rgb.data() + static_cast<std::size_t>(y) * (w * 3 + 4) + x * 3;
+            std::uint8_t* q = bgr.data() + static_cast<std::size_t>(y) * (w * 3 + 4) + x * 3;
+            p[0] = q[2] = r.at(x, y);
+            p[1] = q[1] = g.at(x, y);
+            p[2] = q[0] = b.at(x, y);
+        }
+    ColourPlanes from_rgb, from_bgr;
+    to_planes({rgb.data(), w, h, w * 3 + 4, 3, ChannelOrder::RGB}, from_rgb);
+    to_planes({bgr.data(), w, h, w * 3 + 4, 3, ChannelOrder::BGR}, from_bgr);
+    EXPECT_EQ(from_rgb.r.pixels, r.pixels);
+    EXPECT_EQ(from_rgb.g.pixels, g.pixels);
+    EXPECT_EQ(from_rgb.b.pixels, b.pixels);
+    EXPECT_EQ(from_bgr.r.pixels, r.pixels);
+    EXPECT_EQ(from_bgr.b.pixels, b.pixels);
+    for (GrayGamma gamma : {GrayGamma::None, GrayGamma::Sqrt})
+        for (OrientationVotes votes : {OrientationVotes::Nearest, OrientationVotes::Split}) {
+            const GradientParams params{gamma, votes};
+            const std::uint8_t* lut = gamma_table(gamma);
+            GradientPlane plane;
+            plane.compute(GradientSource(from_bgr), params);
+            IntegralHistogram ih;
+            ih.compute(GradientSource(from_rgb), params);
+            int from_g = 0, from_b = 0;
+            std::vector<std::array<std::uint32_t, kOrientationBins>> ref(static_cast<std::size_t>(w) * h);
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    int best = -1, gx = 0, gy = 0, which = 0;
+                    const GrayImage* planes[3] = {&r, &g, &b};
+                    for (int c = 0; c < 3; ++c) {
+                        GrayImage mapped = *planes[c];
+                        for (std::uint8_t& v : mapped.pixels) v = lut[v];
+                        const RefGradient d = ref_gradient(mapped, x, y);
+                        if (d.gx * d.gx + d.gy * d.gy > best) best = d.gx * d.gx + d.gy * d.gy, gx = d.gx, gy = d.gy, which = c;
+                    }
+                    from_g += which == 1;
+                    from_b += which == 2;
+                    const std::uint32_t e = gradient_entry(gx, gy, votes);
+                    ASSERT_EQ(plane.at(x, y), e) << x << "," << y;
+                    auto& s = ref[static_cast<std::size_t>(y) * w + x];
+                    s[entry_bin(e)] += entry_magnitude(e) - entry_upper(e);
+                    s[next_bin(entry_bin(e))] += entry_upper(e);
+                }
+            EXPECT_GT(from_g, 0);  // every channel wins somewhere
+            EXPECT_GT(from_b, 0);
+            for (int y0 = 0; y0 < h; y0 += 5)
+                for (int x0 = 0; x0 < w; x0 += 4)
+                    for (int rh = 1; y0 + rh <= h; rh += 6)
+                        for (int rw = 1; x0 + rw <= w; rw += 3) {
+                            std::array<std::uint32_t, kOrientationBins> want{};
+                            for (int y = y0; y < y0 + rh; ++y)
+                                for (int x = x0; x < x0 + rw; ++x)
+                                    for (int k = 0; k < kOrientationBins; ++k) want[k] += ref[static_cast<std::size_t>(y) * w + x][k];
+                            ASSERT_EQ(ih.rect_sum({x0, y0, rw, rh}), want) << x0 << "," << y0 << " " << rw << "x" << rh;
+                        }
+        }
+}
+
+// Equal channels (a gray photograph, or a gray buffer) give the gray gradients exactly; on a tie
+// between different channels the first of R, G, B wins.
+TEST(ColourGradients, GrayInputGivesGrayGradientsAndTiesGoToTheFirstChannel) {
+    const GrayImage gray = random_image(41, 23, 34);
+    ColourPlanes planes;
+    to_planes(gray.view(), planes);
+    EXPECT_EQ(planes.r.pixels, gray.pixels);
+    EXPECT_EQ(planes.g.pixels, gray.pixels);
+    EXPECT_EQ(planes.b.pixels, gray.pixels);
+    IntegralHistogram a, c;
+    a.compute(gray, {GrayGamma::Sqrt});
+    c.compute(GradientSource(planes), {GrayGamma::Sqrt});
+    EXPECT_TRUE(std::equal(a.data(), a.data() + a.row_stride() * (static_cast<std::size_t>(a.height()) + 1), c.data()));
+    // Pixel (1, 1): R has gradient (4, 0) (bin 0), G (0, 4) (bin 4), B (0, 0): R wins the tie.
+    ColourPlanes tie;
+    for (GrayImage* p : {&tie.r, &tie.g, &tie.b}) *p = GrayImage(3, 3);
+    tie.r.at(2, 1) = 4;
+    tie.g.at(1, 2) = 4;
+    GradientPlane plane;
+    plane.compute(GradientSource(tie), {});
+    EXPECT_EQ(plane.at(1, 1), gradient_entry(4, 0, OrientationVotes::Nearest));
+    std::swap(tie.r, tie.g);  // now G has (4, 0): R's (0, 4) wins
+    plane.compute(GradientSource(tie), {});
+    EXPECT_EQ(plane.at(1, 1), gradient_entry(0, 4, OrientationVotes::Nearest));
+}

@@ -270,6 +270,24 @@ TEST_F(ModelFile, SplitVotesRoundTripInSchemaFive) {
     EXPECT_EQ(load_model(path_).hog.votes, OrientationVotes::Nearest);
 }
 
+TEST_F(ModelFile, ColourGradientsRoundTripInSchemaSix) {
+    CascadeModel m = full_model();
+    m.hog.channels = GradientChannels::Colour;
+    m.hog.gamma = GrayGamma::Sqrt;
+    save_model(m, path_);
+    EXPECT_EQ(file_bytes(path_)[20], 6);
+    const CascadeModel loaded = load_model(path_);
+    EXPECT_EQ(loaded.hog.channels, GradientChannels::Colour);
+    EXPECT_EQ(loaded.hog.votes, OrientationVotes::Nearest);
+    expect_bit_identical(m, loaded);
+    save_and_edit_hog(m, [](hid_t g) { set_string_attr(g, "channels", "hsv"); });
+    expect_error("/hog@channels", "unknown gradient channels 'hsv' (expected gray or colour)");
+    save_and_edit_hog(m, [](hid_t g) { H5Adelete(g, "channels"); });
+    expect_error("/hog@channels", "missing attribute");
+    save_model(full_model(), path_);  // gray models keep their schema
+    EXPECT_EQ(file_bytes(path_)[20], 3);
+}
+
 TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
     CascadeModel m = random_model(5, 1, 105, 0);
     m.stages[0].as<HogSvmStage>().vote = VoteMode::Margin;
@@ -280,8 +298,8 @@ TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
 }
 
 TEST_F(ModelFile, FutureSchemaVersion) {
-    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 6); });
-    expect_error("/@schema_version", "schema version 6 is newer than this build of cascadekit supports (5)");
+    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 7); });
+    expect_error("/@schema_version", "schema version 7 is newer than this build of cascadekit supports (6)");
 }
 
 TEST_F(ModelFile, SchemaVersionDisagreesWithTheHeader) {

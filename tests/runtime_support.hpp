@@ -14,9 +14,10 @@ namespace cascadekit::test {
 
 // Sets every hog stage threshold to the median stage sum over windows of img, so that about half
 // the windows reaching each stage pass it (a random model would otherwise reject everything).
-inline void calibrate_thresholds(CascadeModel& m, const GrayImage& img) {
+// colour: the image's colour planes, for a model with colour gradients.
+inline void calibrate_thresholds(CascadeModel& m, const GrayImage& img, const ColourPlanes* colour = nullptr) {
     LevelFeatures f;
-    f.hog.compute(img, m.hog.gradient());
+    f.hog.compute(colour ? GradientSource(*colour) : GradientSource(img), m.hog.gradient());
     f.gray.compute(img);
     for (std::size_t s = 0; s < m.stages.size(); ++s) {
         auto* hog = m.stages[s].get_if<HogSvmStage>();

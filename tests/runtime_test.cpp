@@ -245,6 +245,96 @@ TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
     }
 }
 
+// Colour gradients (HogParams::channels): the reference resamples each colour plane as the gray
+// one, maps it through the gamma table and takes, pixel by pixel, the gradient of the plane
+// where gx² + gy² is largest (the first of R, G, B on ties). The input buffer's channel order
+// does not matter, and the same model fed gray pixels finds the gray model's windows.
+TEST(CpuDetector, ColourGradientsAgreeWithAPlainReferenceOnEveryWindow) {
+    for (unsigned seed : {61u, 62u}) {
+        CascadeModel m = random_model(seed, 3, 4, 6);
+        m.hog.channels = GradientChannels::Colour;
+        if (seed == 62u) m.hog.gamma = GrayGamma::Sqrt;
+        const int w = 250, h = 290;
+        ColourPlanes planes;
+        planes.r = blobby_image(w, h, seed);
+        planes.g = blobby_image(w, h, seed + 100);
+        planes.b = blobby_image(w, h, seed + 200);
+        std::vector<std::uint8_t> bgr(static_cast<std::size_t>(w) * h * 3);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i) {
+            bgr[3 * i] = planes.b.pixels[i];
+            bgr[3 * i + 1] = planes.g.pixels[i];
+            bgr[3 * i + 2] = planes.r.pixels[i];
+        }
+        const ImageView view{bgr.data(), w, h, w * 3, 3, ChannelOrder::BGR};
+        const GrayImage gray = to_gray(view);
+        calibrate_thresholds(m, gray, &planes);
+        DetectParams p;
+        p.scale_step = 1.15;
+        p.stride = 6;
+        const DetectResult r = Detector::create(m, p, Backend::Cpu)->detect(view);
+        std::size_t windows = 0, differ = 0, accepted = 0, next = 0;
+        Octaves octaves[3];
+        const GrayImage* src[3] = {&planes.r, &planes.g, &planes.b};
+        for (int c = 0; c < 3; ++c) octaves[c].reset(*src[c]);
+        Octaves gray_octaves;
+        gray_octaves.reset(gray);
+        for (const auto& l : plan_pyramid(w, h, 64, 128, p.scale_step)) {
+            GrayImage level_gray, level[3];
+            resample_level(gray_octaves, l, level_gray);
+            for (int c = 0; c < 3; ++c) {
+                resample_level(octaves[c], l, level[c]);
+                for (std::uint8_t& v : level[c].pixels) v = gamma_table(m.hog.gamma)[v];
+            }
+            GradientField g;
+            g.width = l.width;
+            g.height = l.height;
+            for (int y = 0; y < l.height; ++y)
+                for (int x = 0; x < l.width; ++x) {
+                    int best = -1, gx = 0, gy = 0;
+                    for (int c = 0; c < 3; ++c) {
+                        int cx = 0, cy = 0;
+                        gradient_at(level[c], x, y, cx, cy);
+                        if (cx * cx + cy * cy > best) best = cx * cx + cy * cy, gx = cx, gy = cy;
+                    }
+                    const std::uint32_t e = gradient_entry(gx, gy, m.hog.votes);
+                    g.bin.push_back(static_cast<std::uint8_t>(entry_bin(e)));
+                    g.magnitude.push_back(entry_magnitude(e));
+                    g.upper.push_back(entry_upper(e));
+                }
+            for (int y = 0; y + 128 <= l.height; y += p.stride)
+                for (int x = 0; x + 64 <= l.width; x += p.stride) {
+                    ++windows;
+                    const RefWindow ref = reference_window(m, level_gray, g, x, y);
+                    const bool ours_accepted = next < r.detections.size() && r.detections[next].x == x * l.scale &&
+                                               r.detections[next].y == y * l.scale && r.detections[next].scale == l.scale;
+                    if (ours_accepted && ref.rejected_at < 0) {
+                        EXPECT_NEAR(r.detections[next].score, ref.cleared, 1e-3 * (1.0 + std::abs(ref.cleared)));
+                    }
+                    if (ours_accepted) ++next;
+                    if (ref.rejected_at < 0) ++accepted;
+                    if (ours_accepted != (ref.rejected_at < 0)) {
+                        ++differ;
+                        EXPECT_LT(ref.min_margin, 1e-4) << "window " << x << "," << y << " scale " << l.scale;
+                    }
+                }
+        }
+        EXPECT_EQ(next, r.detections.size());
+        EXPECT_EQ(windows, r.stats.windows_scanned);
+        EXPECT_LE(differ * 1000, windows);
+        EXPECT_GT(accepted, 0u);
+        EXPECT_LT(accepted, windows);
+        // The same pixels as RGB give the same windows; gray pixels give the gray model's.
+        std::vector<std::uint8_t> rgb = bgr;
+        for (std::size_t i = 0; i < rgb.size(); i += 3) std::swap(rgb[i], rgb[i + 2]);
+        EXPECT_EQ(Detector::create(m, p, Backend::Cpu)->detect({rgb.data(), w, h, w * 3, 3, ChannelOrder::RGB}).detections,
+                  r.detections);
+        CascadeModel gray_model = m;
+        gray_model.hog.channels = GradientChannels::Gray;
+        EXPECT_EQ(Detector::create(m, p, Backend::Cpu)->detect(gray.view()).detections,
+                  Detector::create(gray_model, p, Backend::Cpu)->detect(gray.view()).detections);
+    }
+}
+
 TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
     CascadeModel m = random_model(51, 2, 5, 3);
     const GrayImage img = blobby_image(640, 480, 52);

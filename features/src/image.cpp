@@ -45,6 +45,29 @@ void to_gray(const ImageView& image, GrayImage& out) {
     });
 }
 
+void to_planes(const ImageView& image, ColourPlanes& out) {
+    validate(image);
+    GrayImage* planes[3] = {&out.r, &out.g, &out.b};
+    for (GrayImage* p : planes) {
+        p->width = image.width;
+        p->height = image.height;
+        p->pixels.resize(static_cast<std::size_t>(image.width) * image.height);
+    }
+    // Byte offsets of R, G and B within a pixel (all 0 for gray).
+    const int c = image.channels;
+    const int off[3] = {c == 1 ? 0 : (image.order == ChannelOrder::BGR ? 2 : 0), c == 1 ? 0 : 1,
+                        c == 1 ? 0 : (image.order == ChannelOrder::BGR ? 0 : 2)};
+    tbb::parallel_for(tbb::blocked_range<int>(0, image.height, 16), [&](const tbb::blocked_range<int>& rows) {
+        for (int y = rows.begin(); y < rows.end(); ++y) {
+            const std::uint8_t* row = image.data + y * image.stride;
+            for (int k = 0; k < 3; ++k) {
+                std::uint8_t* dst = planes[k]->pixels.data() + static_cast<std::size_t>(y) * image.width;
+                for (int x = 0; x < image.width; ++x) dst[x] = row[x * c + off[k]];
+            }
+        }
+    });
+}
+
 GrayImage to_gray(const ImageView& image) {
     GrayImage out;
     to_gray(image, out);

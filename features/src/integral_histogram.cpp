@@ -15,17 +15,41 @@ namespace {
 // Row y's gradient-table entries (gradient_entry.hpp), replicated borders: what
 // both the integral histogram and the gradient plane are built from. Calls emit(x, entry).
 // Gray levels go through `lut` (gamma_table) first, or are read as they are when it is null.
+// With colour planes, each pixel takes the gradient of the plane with the largest gx² + gy² (the
+// first of them on ties).
 template <class Emit>
-void gradient_row(const GrayImage& image, int y, const std::uint32_t* table, const std::uint8_t* lut, Emit&& emit) {
-    const int w = image.width, h = image.height;
-    const std::uint8_t* up = image.pixels.data() + static_cast<std::size_t>(std::max(y - 1, 0)) * w;
-    const std::uint8_t* mid = image.pixels.data() + static_cast<std::size_t>(y) * w;
-    const std::uint8_t* down = image.pixels.data() + static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
-    // One loop, instantiated with and without the table look-up (the plain one stays lean).
+void gradient_row(const GradientSource& src, int y, const std::uint32_t* table, const std::uint8_t* lut, Emit&& emit) {
+    const int w = src.width(), h = src.height();
+    const std::size_t up_off = static_cast<std::size_t>(std::max(y - 1, 0)) * w;
+    const std::size_t mid_off = static_cast<std::size_t>(y) * w;
+    const std::size_t down_off = static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
+    // One loop per plane count, instantiated with and without the table look-up (the plain gray
+    // one stays lean).
     auto row = [&](auto level) {
+        if (src.count == 1) {
+            const std::uint8_t* px = src.planes[0]->pixels.data();
+            const std::uint8_t *up = px + up_off, *mid = px + mid_off, *down = px + down_off;
+            for (int x = 0; x < w; ++x) {
+                const int gx = level(mid[std::min(x + 1, w - 1)]) - level(mid[std::max(x - 1, 0)]);
+                const int gy = level(down[x]) - level(up[x]);
+                emit(x, table[(gy + 255) * detail::kGradientTableSide + (gx + 255)]);
+            }
+            return;
+        }
+        const std::uint8_t* px[3] = {src.planes[0]->pixels.data(), src.planes[1]->pixels.data(), src.planes[2]->pixels.data()};
         for (int x = 0; x < w; ++x) {
-            const int gx = level(mid[std::min(x + 1, w - 1)]) - level(mid[std::max(x - 1, 0)]);
-            const int gy = level(down[x]) - level(up[x]);
+            const int xl = std::max(x - 1, 0), xr = std::min(x + 1, w - 1);
+            int gx = 0, gy = 0, best = -1;
+            for (int c = 0; c < 3; ++c) {
+                const int cx = level(px[c][mid_off + xr]) - level(px[c][mid_off + xl]);
+                const int cy = level(px[c][down_off + x]) - level(px[c][up_off + x]);
+                const int m = cx * cx + cy * cy;
+                if (m > best) {
+                    best = m;
+                    gx = cx;
+                    gy = cy;
+                }
+            }
             emit(x, table[(gy + 255) * detail::kGradientTableSide + (gx + 255)]);
         }
     };
@@ -35,9 +59,9 @@ void gradient_row(const GrayImage& image, int y, const std::uint32_t* table, con
 const std::uint8_t* lut_of(GrayGamma gamma) { return gamma == GrayGamma::None ? nullptr : gamma_table(gamma); }
 }  // namespace
 
-void IntegralHistogram::compute(const GrayImage& image, GradientParams params) {
-    width_ = image.width;
-    height_ = image.height;
+void IntegralHistogram::compute(const GradientSource& image, GradientParams params) {
+    width_ = image.width();
+    height_ = image.height();
     const std::size_t stride = row_stride();
     data_.resize(stride * (static_cast<std::size_t>(height_) + 1));
     std::fill_n(data_.begin(), stride, 0u);  // row 0
@@ -92,9 +116,9 @@ std::array<std::uint32_t, kOrientationBins> IntegralHistogram::rect_sum(const Re
     return s;
 }
 
-void GradientPlane::compute(const GrayImage& image, GradientParams params) {
-    width_ = image.width;
-    height_ = image.height;
+void GradientPlane::compute(const GradientSource& image, GradientParams params) {
+    width_ = image.width();
+    height_ = image.height();
     split_ = params.votes == OrientationVotes::Split;
     data_.resize(static_cast<std::size_t>(width_) * height_ + kPlaneSlack);
     const std::uint32_t* table = detail::gradient_table(params.votes);

@@ -285,6 +285,11 @@ CascadeModel Reader::read(hid_t root) const {
         if (!kOrientationVotesNames.parse(votes, m.hog.votes))
             fail("/hog@votes", "unknown orientation votes '" + votes + "' (expected " + kOrientationVotesNames.choices() + ")");
     }
+    if (version >= 6) {
+        const std::string channels = read_string(hog.get(), "/hog", "channels");
+        if (!kGradientChannelsNames.parse(channels, m.hog.channels))
+            fail("/hog@channels", "unknown gradient channels '" + channels + "' (expected " + kGradientChannelsNames.choices() + ")");
+    }
 
     Handle meta = open_group(root, "metadata", "/metadata");
     m.metadata.training_config = read_string(meta.get(), "/metadata", "training_config");
@@ -418,6 +423,7 @@ public:
         attr_float(hog.get(), "hys_clip", m.hog.hys_clip, "/hog@hys_clip");
         if (schema >= 4) attr_string(hog.get(), "gamma", std::string(kGrayGammaNames.name(m.hog.gamma)), "/hog@gamma");
         if (schema >= 5) attr_string(hog.get(), "votes", std::string(kOrientationVotesNames.name(m.hog.votes)), "/hog@votes");
+        if (schema >= 6) attr_string(hog.get(), "channels", std::string(kGradientChannelsNames.name(m.hog.channels)), "/hog@channels");
 
         Handle meta = group(root, "metadata", "/metadata");
         attr_string(meta.get(), "training_config", m.metadata.training_config, "/metadata@training_config");
@@ -714,6 +720,7 @@ CascadeModel load_model_unverified(const std::filesystem::path& file) {
 }
 
 int model_schema_version(const CascadeModel& model) {
+    if (model.hog.channels != GradientChannels::Gray) return 6;
     if (model.hog.votes != OrientationVotes::Nearest) return 5;
     return model.hog.gamma == GrayGamma::None ? 3 : 4;
 }

@@ -17,6 +17,7 @@ std::vector<std::uint8_t> encode_model(const CascadeModel& m) {
     o.pod(m.hog.hys_clip);
     o.pod<std::uint8_t>(static_cast<std::uint8_t>(m.hog.gamma));
     o.pod<std::uint8_t>(static_cast<std::uint8_t>(m.hog.votes));
+    o.pod<std::uint8_t>(static_cast<std::uint8_t>(m.hog.channels));
     for (const std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                  &m.metadata.toolkit_version})
         o.str(*s);
@@ -67,6 +68,9 @@ WireResult decode(const std::vector<std::uint8_t>& bytes) {
         const auto votes = in.pod<std::uint8_t>();
         if (votes > static_cast<std::uint8_t>(OrientationVotes::Split)) throw std::runtime_error("bad orientation votes");
         m.hog.votes = static_cast<OrientationVotes>(votes);
+        const auto channels = in.pod<std::uint8_t>();
+        if (channels > static_cast<std::uint8_t>(GradientChannels::Colour)) throw std::runtime_error("bad gradient channels");
+        m.hog.channels = static_cast<GradientChannels>(channels);
         for (std::string* s : {&m.metadata.training_config, &m.metadata.data_description, &m.metadata.created_utc,
                                &m.metadata.toolkit_version})
             *s = in.str();

@@ -42,6 +42,13 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                           " at scale " + std::to_string(params_.min_scale) +
                           " (a min scale below 1 upscales the image)");
     octaves_.reset(gray_);
+    const bool colour = model_.hog.channels == GradientChannels::Colour && evaluator_.needs().hog;
+    GrayImage* const planes[3] = {&colour_.r, &colour_.g, &colour_.b};
+    GrayImage* const level_planes[3] = {&level_colour_.r, &level_colour_.g, &level_colour_.b};
+    if (colour) {
+        to_planes(image, colour_);
+        for (int c = 0; c < 3; ++c) colour_octaves_[c].reset(*planes[c]);
+    }
     DetectResult result;
     result.stats.rejected_per_stage.assign(model_.stages.size(), 0);
     result.stats.levels = static_cast<int>(levels.size());
@@ -54,9 +61,14 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     for (std::size_t li = 0; li < levels.size(); ++li) {
         const PyramidLevel& level = levels[li];
         const GrayImage* img = &gray_;
+        const ColourPlanes* level_colour = colour ? &colour_ : nullptr;
         if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0 || level.pad != 0) {
             resample_level(octaves_, level, level_image_);
             img = &level_image_;
+            if (colour) {
+                for (int c = 0; c < 3; ++c) resample_level(colour_octaves_[c], level, *level_planes[c]);
+                level_colour = &level_colour_;
+            }
         }
         const int rows = (level.height - wh) / params_.stride + 1;
         const int cols = (level.width - ww) / params_.stride + 1;
@@ -73,7 +85,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         // Every window through the stages its first planes serve: the whole cascade, or (lazy)
         // only the prefix, keeping the survivors for the other planes.
         const std::size_t first = lazy ? prefix : n_stages;
-        compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features_);
+        compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features_, level_colour);
         std::atomic<bool> any(false);
         tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
             std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
@@ -99,10 +111,10 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         if (any.load()) {
             const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
             if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
-                features_.gradients.compute(*img, gradient);
+                features_.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(*img), gradient);
                 features_.hog_from_gradients = true;
             } else {
-                compute_level_features(*img, rest, gradient, features_);
+                compute_level_features(*img, rest, gradient, features_, level_colour);
             }
             tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
                 for (int row = r.begin(); row < r.end(); ++row) {

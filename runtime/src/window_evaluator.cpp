@@ -5,9 +5,10 @@
 
 namespace cascadekit {
 
-void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out) {
+void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out,
+                            const ColourPlanes* colour) {
     if (needs.hog) {
-        out.hog.compute(level, gradient);
+        out.hog.compute(colour ? GradientSource(*colour) : GradientSource(level), gradient);
         out.hog_from_gradients = false;
     }
     if (needs.gray_integral) out.gray.compute(level);

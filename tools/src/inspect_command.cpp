@@ -18,10 +18,11 @@ namespace cascadekit::tools {
 namespace {
 void print_model(const std::string& path, const CascadeModel& m) {
     std::printf("model %s\n", path.c_str());
-    std::printf("  window %dx%d, features %s, blocks %s (epsilon %g, hys_clip %g, gray gamma %s, votes %s)\n", m.window_width,
+    std::printf("  window %dx%d, features %s, blocks %s (epsilon %g, hys_clip %g, gray gamma %s, votes %s, gradients of %s)\n", m.window_width,
                 m.window_height, feature_family(m).c_str(), std::string(to_string(m.hog.norm)).c_str(), m.hog.epsilon,
                 m.hog.hys_clip, std::string(kGrayGammaNames.name(m.hog.gamma)).c_str(),
-                std::string(kOrientationVotesNames.name(m.hog.votes)).c_str());
+                std::string(kOrientationVotesNames.name(m.hog.votes)).c_str(),
+                std::string(kGradientChannelsNames.name(m.hog.channels)).c_str());
     std::printf("  created %s by cascadekit %s\n", m.metadata.created_utc.c_str(), m.metadata.toolkit_version.c_str());
     if (!m.metadata.data_description.empty()) std::printf("  data: %s\n", m.metadata.data_description.c_str());
     const ObjectBox& b = m.object_box;

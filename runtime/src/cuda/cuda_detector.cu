@@ -41,6 +41,10 @@ bool cuda_available(std::string* why) {
 }
 
 bool CudaDetector::supports(const CascadeModel& model, std::string* why) {
+    if (model.hog.channels != GradientChannels::Gray) {
+        if (why) *why = "the model takes its HoG gradients from the colour channels: the CUDA backend has no kernels for that yet (use --backend cpu)";
+        return false;
+    }
     for (std::size_t s = 0; s < model.stages.size(); ++s)
         if (cuda::find_cuda_stage_kind(model.stages[s].kind()) == nullptr) {
             if (why)

@@ -31,6 +31,8 @@ bool parse_block_norm(std::string_view text, BlockNorm& out);
 inline constexpr EnumNames<GrayGamma, 2> kGrayGammaNames{{{{GrayGamma::None, "none"}, {GrayGamma::Sqrt, "sqrt"}}}};
 inline constexpr EnumNames<OrientationVotes, 2> kOrientationVotesNames{
     {{{OrientationVotes::Nearest, "nearest"}, {OrientationVotes::Split, "split"}}}};
+inline constexpr EnumNames<GradientChannels, 2> kGradientChannelsNames{
+    {{{GradientChannels::Gray, "gray"}, {GradientChannels::Colour, "colour"}}}};
 
 // How blocks are computed and normalised. Stored in the model file, so the detector uses the
 // trainer's values.
@@ -42,6 +44,7 @@ struct HogParams {
     float hys_clip = 0.2f;  // L2-Hys clipping level, as in Dalal & Triggs
     GrayGamma gamma = GrayGamma::None;  // gray-level compression before the gradients (gradient.hpp)
     OrientationVotes votes = OrientationVotes::Nearest;  // nearest bin or split between two (gradient_entry.hpp)
+    GradientChannels channels = GradientChannels::Gray;  // gradients of the gray image or of the colour channels
     GradientParams gradient() const { return {gamma, votes}; }
     friend bool operator==(const HogParams&, const HogParams&) = default;
 };

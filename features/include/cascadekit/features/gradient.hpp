@@ -37,6 +37,11 @@ enum class GrayGamma : std::uint8_t { None, Sqrt };
 // The table of `gamma` (the identity for None): 256 entries, valid for the program's lifetime.
 const std::uint8_t* gamma_table(GrayGamma gamma);
 
+// Which planes the gradients of HoG features are taken from: the gray image, or the three colour
+// channels, each pixel taking the channel with the strongest gradient (Dalal & Triggs, CVPR 2005;
+// GradientSource in integral_histogram.hpp).
+enum class GradientChannels : std::uint8_t { Gray, Colour };
+
 // What the gradients of HoG features are computed from and how they vote (HogParams::gradient()).
 struct GradientParams {
     GrayGamma gamma = GrayGamma::None;

@@ -58,6 +58,14 @@ inline constexpr std::uint32_t kLumaR = 4899, kLumaG = 9617, kLumaB = 1868, kLum
 inline constexpr int kLumaShift = 14;
 void to_gray(const ImageView& image, GrayImage& out);  // reuses out's storage
 
+// The colour channels of an image as three gray planes, always in R, G, B order (whatever the
+// buffer's order), for colour gradients (gradient.hpp). A 1-channel view gives three copies of
+// its gray plane. Ensures: each plane has the view's width and height.
+struct ColourPlanes {
+    GrayImage r, g, b;
+};
+void to_planes(const ImageView& image, ColourPlanes& out);  // reuses out's storage
+
 // The seven flips and quarter turns of an image (with the identity, the symmetries of a
 // rectangle's grid): more negative images for bootstrapping from the same photographs.
 enum class ImageTransform { Mirror, UpsideDown, Rotate180, Rotate90, Rotate270, Transpose, Transverse };

@@ -24,6 +24,20 @@
 
 namespace cascadekit {
 
+// What the gradients of a level are taken from: one gray plane, or the three colour planes of
+// the level (Dalal & Triggs, CVPR 2005: colour gradients beat gray ones for people). With colour,
+// each pixel's gradient is that of the plane with the largest gx² + gy², the first of R, G, B on
+// ties; each plane's levels go through the same gamma table first. Non-owning: the planes must
+// outlive the compute() call. Every plane has the same size.
+struct GradientSource {
+    const GrayImage* planes[3] = {nullptr, nullptr, nullptr};
+    int count = 0;
+    GradientSource(const GrayImage& gray) : planes{&gray, nullptr, nullptr}, count(1) {}  // NOLINT: gray converts
+    explicit GradientSource(const ColourPlanes& c) : planes{&c.r, &c.g, &c.b}, count(3) {}
+    int width() const { return planes[0]->width; }
+    int height() const { return planes[0]->height; }
+};
+
 // Largest rectangle area (pixels) whose integral-histogram sums are guaranteed exact.
 inline constexpr long long kMaxExactRectArea = 0xFFFFFFFFLL / kMaxQuantisedMagnitude;  // 46522
 
@@ -34,8 +48,9 @@ public:
     // Computes gradients, bins and the 9 integral images of image in one pass over the pixels
     // plus one column pass; parallel over rows/columns with TBB, deterministic.
     // Reuses this object's storage when the size does not grow. params: the gray levels'
-    // compression before the gradients and how each pixel votes (gradient.hpp).
-    void compute(const GrayImage& image, GradientParams params = {});
+    // compression before the gradients and how each pixel votes (gradient.hpp). image: a gray
+    // image, or colour planes (GradientSource).
+    void compute(const GradientSource& image, GradientParams params = {});
 
     int width() const { return width_; }    // image width (points per row is width+1)
     int height() const { return height_; }  // image height
@@ -64,8 +79,8 @@ private:
 // sums equal the integral histogram's rect_sum exactly (the same integers, added exactly).
 class GradientPlane {
 public:
-    // Parallel over rows (TBB); reuses storage. params as for IntegralHistogram::compute.
-    void compute(const GrayImage& image, GradientParams params = {});
+    // Parallel over rows (TBB); reuses storage. image and params as for IntegralHistogram::compute.
+    void compute(const GradientSource& image, GradientParams params = {});
     int width() const { return width_; }
     int height() const { return height_; }
     std::uint32_t at(int x, int y) const { return data_[static_cast<std::size_t>(y) * width_ + x]; }

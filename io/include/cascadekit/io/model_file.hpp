@@ -15,10 +15,10 @@
 
 namespace cascadekit {
 
-inline constexpr int kModelSchemaVersion = 5;       // the newest schema load_model reads
-// What save_model writes: 3; 4 when model.hog.gamma is not none; 5 when model.hog.votes is split
-// (so that older builds, which would ignore /hog@gamma or /hog@votes, refuse those files instead
-// of misreading them).
+inline constexpr int kModelSchemaVersion = 6;       // the newest schema load_model reads
+// What save_model writes: 3; 4 when model.hog.gamma is not none; 5 when model.hog.votes is split;
+// 6 when model.hog.channels is colour (so that older builds, which would ignore /hog@gamma,
+// /hog@votes or /hog@channels, refuse those files instead of misreading them).
 int model_schema_version(const CascadeModel& model);
 inline constexpr int kMinSealedSchemaVersion = 2;  // the oldest schema with the integrity header (read as is)
 inline constexpr std::size_t kModelHeaderBytes = 512;             // the HDF5 user block

@@ -45,8 +45,10 @@ struct LevelFeatures {
 };
 
 // Computes the planes `needs` asks for from one pyramid level's gray image (others are left as
-// they are); gradient: the model's HogParams::gradient(), for the HoG planes. Parallel inside (TBB).
-void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out);
+// they are); gradient: the model's HogParams::gradient(), for the HoG planes, which come from the
+// level's colour planes when `colour` is given (HogParams::channels colour). Parallel inside (TBB).
+void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out,
+                            const ColourPlanes* colour = nullptr);
 
 // What one stage says about one window. The window is rejected exactly when score < 0.
 struct StageOutcome {
