@@ -586,7 +586,7 @@ TEST(WaldBoost, JitteredPositiveCopies) {
     const std::vector<PositiveCrop> crops(d.train.positives.begin(), d.train.positives.begin() + 10);
     const auto a = detail::load_crops(crops, read_pgm, 64, 128, data, 3);
     ASSERT_EQ(a.size(), 30u);
-    std::vector<GrayImage> b;
+    std::vector<Image> b;
     {
         tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
         b = detail::load_crops(crops, read_pgm, 64, 128, data, 3);

@@ -18,11 +18,10 @@ WindowScores score_windows(const CascadeModel& m, const Dataset& test, const Det
     ws.positives.resize(test.positives.size());
     const CascadeEvaluator evaluator(m);
     tbb::parallel_for(std::size_t{0}, test.positives.size(), [&](std::size_t i) {
-        GrayImage g = loader(test.positives[i].path);
-        if (test.positives[i].flip)
-            for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
+        Image g = keep_channels(loader(test.positives[i].path), evaluator.colour());
+        if (test.positives[i].flip) g = transformed(g, ImageTransform::Mirror);
         LevelFeatures f;
-        compute_level_features(g, evaluator.needs(), m.hog.gradient(), f);
+        compute_image_features(g, evaluator.needs(), m.hog.gradient(), f);
         const WindowOutcome o = evaluator.evaluate(f, (g.width - m.window_width) / 2, (g.height - m.window_height) / 2);
         ws.positives[i] = cascade_window_score(o.rejected_at < 0 ? S : o.rejected_at, o.score, S);
     });
@@ -32,7 +31,7 @@ WindowScores score_windows(const CascadeModel& m, const Dataset& test, const Det
     const BulkTotals totals = bulk.run(
         test.negatives.size(),
         [&](std::size_t i) {
-            auto g = std::make_shared<GrayImage>(loader(test.negatives[i]));
+            auto g = std::make_shared<Image>(keep_channels(loader(test.negatives[i]), evaluator.colour()));
             return BulkImage{g->view(), g};
         },
         [&](std::size_t, DetectResult&& r, const BulkImage&, double) {
@@ -61,19 +60,14 @@ WeakSurvival weak_survival(const CascadeModel& m, const std::vector<std::filesys
     tbb::parallel_for(std::size_t{0}, images.size(), [&](std::size_t i) {
         WeakSurvival& out = per_image[i];
         out.rejected_by.assign(total, 0);
-        const GrayImage g = loader(images[i]);
-        Octaves octaves;
-        octaves.reset(g);
-        GrayImage level_image;
+        FramePyramid frame;
+        frame.reset(loader(images[i]).view(), evaluator.colour());
+        const GrayImage& g = frame.frame();
         LevelFeatures f;
         for (const PyramidLevel& level : plan_pyramid(g.width, g.height, m.window_width, m.window_height, params.scale_step,
                                                       params.min_scale, params.max_scale)) {
-            const GrayImage* img = &g;
-            if (level.width != g.width || level.height != g.height || level.scale != 1.0) {
-                resample_level(octaves, level, level_image);
-                img = &level_image;
-            }
-            compute_level_features(*img, evaluator.needs(), m.hog.gradient(), f);
+            frame.select(level);
+            compute_level_features(frame.gray(), evaluator.needs(), m.hog.gradient(), f, frame.colour());
             for (int y = 0; y + m.window_height <= level.height; y += params.stride)
                 for (int x = 0; x + m.window_width <= level.width; x += params.stride) {
                     const WindowOutcome w = evaluator.evaluate(f, x, y);
@@ -93,13 +87,19 @@ WeakSurvival weak_survival(const CascadeModel& m, const std::vector<std::filesys
     return all;
 }
 
-GrayImage pad_replicate(const GrayImage& g, int pad) {
-    if (pad <= 0) return g;
+namespace {
+GrayImage pad_plane(const GrayImage& g, int pad) {
     GrayImage out(g.width + 2 * pad, g.height + 2 * pad);
     for (int y = 0; y < out.height; ++y)
         for (int x = 0; x < out.width; ++x)
             out.at(x, y) = g.at(std::clamp(x - pad, 0, g.width - 1), std::clamp(y - pad, 0, g.height - 1));
     return out;
+}
+}  // namespace
+
+Image pad_replicate(const Image& image, int pad) {
+    if (pad <= 0) return image;
+    return per_channel(image, [pad](const GrayImage& g) { return pad_plane(g, pad); });
 }
 
 std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& o,
@@ -113,20 +113,23 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
         truth[i].face_points = images[i].face_points;
     }
     BulkDetector bulk(model, o.params, o.bulk);
+    const bool colour = CascadeEvaluator(model).colour();
     std::vector<int> pads(images.size(), 0);
     std::vector<double> factors(images.size(), 1.0);
     bulk.run(
         images.size(),
         [&](std::size_t i) {
-            GrayImage g = loader(images[i].image);
+            Image g = keep_channels(loader(images[i].image), colour);
             if (o.upscale_below > 0 && g.height < o.upscale_below) {  // small images enlarged 2×, boxes halved back
-                GrayImage big;
-                resample_bilinear(g, 0.5, 2 * g.width, 2 * g.height, big);
-                g = std::move(big);
+                g = per_channel(g, [](const GrayImage& c) {
+                    GrayImage big;
+                    resample_bilinear(c, 0.5, 2 * c.width, 2 * c.height, big);
+                    return big;
+                });
                 factors[i] = 2.0;
             }
             pads[i] = static_cast<int>(std::lround(o.pad * g.height));
-            auto padded = std::make_shared<GrayImage>(pad_replicate(g, pads[i]));
+            auto padded = std::make_shared<Image>(pad_replicate(g, pads[i]));
             return BulkImage{padded->view(), padded};
         },
         [&](std::size_t i, DetectResult&& raw, const BulkImage&, double) {

@@ -110,4 +110,46 @@ GrayImage transformed(const GrayImage& g, ImageTransform t) {
     return out;
 }
 
+Image transformed(const Image& image, ImageTransform t) {
+    return per_channel(image, [t](const GrayImage& g) { return transformed(g, t); });
+}
+
+Image to_image(const ImageView& image) {
+    validate(image);
+    if (image.channels == 1) return to_gray(image);
+    ColourPlanes p;
+    to_planes(image, p);
+    return merge_channels({p.r, p.g, p.b});
+}
+
+Image keep_channels(Image image, bool colour) {
+    if (colour || image.channels == 1) return image;
+    return to_gray(image.view());
+}
+
+GrayImage channel(const Image& image, int c) {
+    if (c < 0 || c >= image.channels) throw ImageError("channel " + std::to_string(c) + " of a " + std::to_string(image.channels) + "-channel image");
+    GrayImage out(image.width, image.height);
+    if (image.channels == 1) {
+        out.pixels = image.pixels;
+        return out;
+    }
+    const std::size_t n = out.pixels.size(), step = static_cast<std::size_t>(image.channels);
+    for (std::size_t i = 0; i < n; ++i) out.pixels[i] = image.pixels[i * step + static_cast<std::size_t>(c)];
+    return out;
+}
+
+Image merge_channels(const std::vector<GrayImage>& channels) {
+    if (channels.empty()) throw ImageError("an image of no channels");
+    const GrayImage& first = channels.front();
+    for (const GrayImage& g : channels)
+        if (g.width != first.width || g.height != first.height) throw ImageError("channels of different sizes");
+    if (channels.size() == 1) return first;
+    Image out(first.width, first.height, static_cast<int>(channels.size()));
+    const std::size_t n = first.pixels.size(), step = channels.size();
+    for (std::size_t c = 0; c < step; ++c)
+        for (std::size_t i = 0; i < n; ++i) out.pixels[i * step + c] = channels[c].pixels[i];
+    return out;
+}
+
 }  // namespace cascadekit

@@ -137,4 +137,35 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
     });
 }
 
+void FramePyramid::reset(const ImageView& image, bool colour) {
+    to_gray(image, gray_);
+    octaves_.reset(gray_);
+    colour_on_ = colour;
+    if (colour) {
+        to_planes(image, colour_);
+        colour_octaves_[0].reset(colour_.r);
+        colour_octaves_[1].reset(colour_.g);
+        colour_octaves_[2].reset(colour_.b);
+    }
+    level_gray_ = &gray_;
+    level_colour_ = colour ? &colour_ : nullptr;
+}
+
+void FramePyramid::select(const PyramidLevel& level) {
+    if (level.width == gray_.width && level.height == gray_.height && level.scale == 1.0 && level.pad == 0) {
+        level_gray_ = &gray_;
+        level_colour_ = colour_on_ ? &colour_ : nullptr;
+        return;
+    }
+    resample_level(octaves_, level, level_image_);
+    level_gray_ = &level_image_;
+    level_colour_ = nullptr;
+    if (colour_on_) {
+        resample_level(colour_octaves_[0], level, level_planes_.r);
+        resample_level(colour_octaves_[1], level, level_planes_.g);
+        resample_level(colour_octaves_[2], level, level_planes_.b);
+        level_colour_ = &level_planes_;
+    }
+}
+
 }  // namespace cascadekit

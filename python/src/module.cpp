@@ -230,7 +230,7 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
     {
         py::gil_scoped_release unlocked;
         const Dataset data = training_dataset(cfg, tools::data_root(), [&](const std::string& n) { observer.on_note(n); });
-        s = cascadekit::train(cfg, data, tools::load_gray, opt, observer);
+        s = cascadekit::train(cfg, data, tools::load_image, opt, observer);
     }
     py::dict d;
     // Annotated data, as cascade train: the finished model's threshold chosen on its held-out images.
@@ -247,7 +247,7 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
                     co.bulk.backend = cfg.mining.backend;
                     r = calibrate_model_file(out, std::move(held),
                                              "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(),
-                                             tools::load_gray, co);
+                                             tools::load_image, co);
                 } catch (const std::exception& e) {  // the trained model stands; only its threshold is missing
                     error = e.what();
                 }
@@ -296,7 +296,7 @@ py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& 
     {
         py::gil_scoped_release unlocked;
         const auto set = annotation_file_images(annotations, f, ao, annotations.filename().string());
-        truth = detect_annotated(model, *set, fo, tools::load_gray, to_box);
+        truth = detect_annotated(model, *set, fo, tools::load_image, to_box);
     }
     std::size_t objects = 0;
     for (const ImageTruth& t : truth) objects += t.people.size();

@@ -32,23 +32,16 @@ struct RowResult {
 }  // namespace
 
 DetectResult CpuDetector::detect(const ImageView& image) {
-    to_gray(image, gray_);
+    frames_.reset(image, evaluator_.colour());
+    const GrayImage& gray = frames_.frame();
     const int ww = model_.window_width, wh = model_.window_height;
-    const auto levels = plan_pyramid(gray_.width, gray_.height, ww, wh, params_.scale_step, params_.min_scale,
+    const auto levels = plan_pyramid(gray.width, gray.height, ww, wh, params_.scale_step, params_.min_scale,
                                      params_.max_scale, params_.level_pad);
     if (levels.empty())
-        throw DetectError("image " + std::to_string(gray_.width) + "x" + std::to_string(gray_.height) +
+        throw DetectError("image " + std::to_string(gray.width) + "x" + std::to_string(gray.height) +
                           " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
                           " at scale " + std::to_string(params_.min_scale) +
                           " (a min scale below 1 upscales the image)");
-    octaves_.reset(gray_);
-    const bool colour = model_.hog.channels == GradientChannels::Colour && evaluator_.needs().hog;
-    GrayImage* const planes[3] = {&colour_.r, &colour_.g, &colour_.b};
-    GrayImage* const level_planes[3] = {&level_colour_.r, &level_colour_.g, &level_colour_.b};
-    if (colour) {
-        to_planes(image, colour_);
-        for (int c = 0; c < 3; ++c) colour_octaves_[c].reset(*planes[c]);
-    }
     DetectResult result;
     result.stats.rejected_per_stage.assign(model_.stages.size(), 0);
     result.stats.levels = static_cast<int>(levels.size());
@@ -60,16 +53,9 @@ DetectResult CpuDetector::detect(const ImageView& image) {
 
     for (std::size_t li = 0; li < levels.size(); ++li) {
         const PyramidLevel& level = levels[li];
-        const GrayImage* img = &gray_;
-        const ColourPlanes* level_colour = colour ? &colour_ : nullptr;
-        if (level.width != gray_.width || level.height != gray_.height || level.scale != 1.0 || level.pad != 0) {
-            resample_level(octaves_, level, level_image_);
-            img = &level_image_;
-            if (colour) {
-                for (int c = 0; c < 3; ++c) resample_level(colour_octaves_[c], level, *level_planes[c]);
-                level_colour = &level_colour_;
-            }
-        }
+        frames_.select(level);
+        const GrayImage* img = &frames_.gray();
+        const ColourPlanes* level_colour = frames_.colour();
         const int rows = (level.height - wh) / params_.stride + 1;
         const int cols = (level.width - ww) / params_.stride + 1;
         std::vector<RowResult> row_results(static_cast<std::size_t>(rows));

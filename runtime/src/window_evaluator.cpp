@@ -14,6 +14,14 @@ void compute_level_features(const GrayImage& level, FeatureNeeds needs, Gradient
     if (needs.gray_integral) out.gray.compute(level);
 }
 
+void compute_image_features(const Image& image, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out) {
+    const GrayImage gray = to_gray(image.view());
+    if (image.channels == 1) return compute_level_features(gray, needs, gradient, out);
+    ColourPlanes planes;
+    to_planes(image.view(), planes);
+    compute_level_features(gray, needs, gradient, out, &planes);
+}
+
 CascadeEvaluator::CascadeEvaluator(const CascadeModel& model) : model_(model) {
     stages_.reserve(model_.stages.size());
     for (std::size_t s = 0; s < model_.stages.size(); ++s) {

@@ -71,7 +71,7 @@ int run_calibrate(const CalibrateOptions& o) {
         co.face_points = o.faces;
         co.bulk.backend = o.backend;
         co.bulk.device = o.device;
-        const CalibrationReport rep = calibrate(model, *set, what, load_gray, co);
+        const CalibrationReport rep = calibrate(model, *set, what, load_image, co);
         save_model(model, o.out);
         const OperatingPoint& point = model.operating;
         std::printf("%s: threshold %.6g (stride %d, scale step %g, min scale %g, pad %g, fuse %s)\n", o.out.c_str(),

@@ -200,7 +200,7 @@ int run_eval(const EvalOptions& o) {
                 BulkOptions bulk;
                 bulk.backend = o.backend;
                 bulk.device = o.device;
-                ws = score_windows(*model, test, params, bulk, load_gray);
+                ws = score_windows(*model, test, params, bulk, load_image);
                 stats = ws.stats;
             } else if (!o.window_scores.empty()) {
                 const auto j = read_json(o.window_scores);
@@ -237,7 +237,7 @@ int run_eval(const EvalOptions& o) {
             const Dataset& test = held_out_set();
             spdlog::info("{}: counting the weak classifiers every window of {} held-out negative images needs (CPU)", label,
                          test.negatives.size());
-            const WeakSurvival ws = weak_survival(*model, test.negatives, params, load_gray);
+            const WeakSurvival ws = weak_survival(*model, test.negatives, params, load_image);
             std::ostringstream out;
             out << "weak_classifiers,surviving\n";
             out.precision(9);
@@ -255,7 +255,7 @@ int run_eval(const EvalOptions& o) {
             const auto set = pennfudan_images(root);
             std::vector<ImageTruth> truth;
             if (model) {
-                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, person_box);
+                truth = detect_annotated(*model, *set, full_image(o.pad), load_image, person_box);
             } else if (!o.detections.empty()) {
                 // Raw windows in a detections file are people windows at scale 1 (64x128).
                 truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, kPeopleWindow, person_box);
@@ -280,7 +280,7 @@ int run_eval(const EvalOptions& o) {
             // fair to any box convention; with --face-match iou the box must be CMU+MIT's own.
             std::vector<ImageTruth> truth;
             if (model) {
-                truth = detect_annotated(*model, *set, full_image(0), load_gray, window_box);
+                truth = detect_annotated(*model, *set, full_image(0), load_image, window_box);
             } else if (!o.detections.empty()) {
                 truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, WindowShape{24, 24}, window_box);
             } else {
@@ -308,7 +308,7 @@ int run_eval(const EvalOptions& o) {
             const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(read.images));
             std::vector<ImageTruth> truth;
             if (model) {
-                truth = detect_annotated(*model, *set, full_image(o.pad), load_gray, box_rule(o.box, *model));
+                truth = detect_annotated(*model, *set, full_image(o.pad), load_image, box_rule(o.box, *model));
             } else if (!o.detections.empty()) {
                 // Boxes as they are: cascade detect's JSON, or any detector's in that form.
                 truth = truth_from_detections(*set, o.detections, false, o.fusion, kPeopleWindow, window_box);

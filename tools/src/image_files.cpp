@@ -87,6 +87,11 @@ GrayImage load_gray(const std::filesystem::path& path) {
     return to_gray({bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), 3, ChannelOrder::BGR});
 }
 
+Image load_image(const std::filesystem::path& path) {
+    const cv::Mat bgr = read_bgr(path);
+    return to_image({bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), 3, ChannelOrder::BGR});
+}
+
 void write_image(const std::filesystem::path& path, const cv::Mat& bgr) {
     std::vector<std::uint8_t> bytes;
     if (is_pnm_path(path)) {

@@ -30,6 +30,8 @@ cv::Mat read_bgr(const std::filesystem::path& path);
 // Decodes and converts with cascadekit's BT.601 gray conversion, exactly as `cascade detect`
 // feeds the detector.
 GrayImage load_gray(const std::filesystem::path& path);
+// Decodes to RGB (an ImageLoader: the trainer and the evaluations keep what a model reads).
+Image load_image(const std::filesystem::path& path);
 
 // Encodes by the file's extension; false when it cannot. Not atomic (see output_files.hpp).
 void write_image(const std::filesystem::path& path, const cv::Mat& bgr);

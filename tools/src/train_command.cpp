@@ -57,7 +57,7 @@ void calibrate_on_held_out(const TrainConfig& cfg, const TrainCommandOptions& o)
     co.bulk.backend = cfg.mining.backend;
     spdlog::info("choosing the threshold for {} false positives per image on the {} held-out images", cfg.detect.fppi, held.size());
     const CalibrationReport r = calibrate_model_file(
-        o.out, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), load_gray, co);
+        o.out, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), load_image, co);
     std::printf("%s: threshold %.6g chosen on held-out images\n", o.out.c_str(), decimal_value(r.threshold));
     print_calibration(r);
 }
@@ -83,7 +83,7 @@ int run_train(const TrainCommandOptions& o) {
         opt.finish = o.finish;
         opt.stop_after_rounds = o.stop_after_rounds;
         LogObserver log;
-        const TrainSummary s = train(cfg, data, load_gray, opt, log);
+        const TrainSummary s = train(cfg, data, load_image, opt, log);
         spdlog::info("{}: {} stage(s), {} learners, F {:.3g}, {} , peak memory {:.0f} MiB{}", o.out, s.stages, s.learners,
                      s.cascade_fp_rate, duration(s.seconds), s.peak_memory_mb,
                      s.finished ? " (finished: " + s.stop_reason + ")" : " (not finished; continue with --resume)");

@@ -109,7 +109,7 @@ Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path
 }
 
 void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file, const CascadeModel& shape,
-                         const std::vector<GrayImage>& images, double min_scale) {
+                         const std::vector<Image>& images, double min_scale) {
     auto bad = [&](const std::string& problem) { throw checkpoint_damaged(file, problem); };
     const int ww = shape.window_width, wh = shape.window_height;
     if (!c.stages.empty()) {
@@ -127,7 +127,7 @@ void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file,
         if (r.image >= images.size())
             bad(at + " names image " + std::to_string(r.image) + " of " + std::to_string(images.size()));
         if (!std::isfinite(r.scale) || r.scale < min_scale || r.scale > 1e4) bad(at + " has scale " + std::to_string(r.scale));
-        const GrayImage& img = images[r.image];
+        const Image& img = images[r.image];
         const PyramidLevel l = pyramid_level(img.width, img.height, r.scale);
         if (r.x < 0 || r.y < 0 || std::int64_t{r.x} + ww > l.width || std::int64_t{r.y} + wh > l.height)
             bad(at + " lies outside its pyramid level");

@@ -46,7 +46,7 @@ Checkpoint parse_checkpoint(std::vector<char> bytes, const std::filesystem::path
 // The stage in training is checked by its stage trainer (load_state). Throws TrainError as
 // read_checkpoint does.
 void validate_checkpoint(const Checkpoint& c, const std::filesystem::path& file, const CascadeModel& shape,
-                         const std::vector<GrayImage>& images,
+                         const std::vector<Image>& images,
                          double min_scale = 1.0);
 // The error read_checkpoint throws, for the trainer's own checks.
 TrainError checkpoint_damaged(const std::filesystem::path& file, const std::string& problem);

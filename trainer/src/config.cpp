@@ -79,6 +79,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     TrainConfig c;
     std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)),
                 gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), votes = std::string(kOrientationVotesNames.name(c.hog.votes)),
+                channels = std::string(kGradientChannelsNames.name(c.hog.channels)),
                 weighting = "resample", wald_rule = "spread",
                 backend = "auto";
     DataConfig& d = c.data;
@@ -129,6 +130,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("hog.block_norm", norm);
     r.get("hog.gamma", gamma);
     r.get("hog.votes", votes);
+    r.get("hog.channels", channels);
     r.get("hog.epsilon", c.hog.epsilon);
     r.get("hog.hys_clip", c.hog.hys_clip);
     r.get("boosting.stage_kind", b.stage_kind);
@@ -229,6 +231,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be " + kBlockNormNames.choices());
     if (!kGrayGammaNames.parse(gamma, c.hog.gamma)) r.fail("hog.gamma", "must be " + kGrayGammaNames.choices());
     if (!kOrientationVotesNames.parse(votes, c.hog.votes)) r.fail("hog.votes", "must be " + kOrientationVotesNames.choices());
+    if (!kGradientChannelsNames.parse(channels, c.hog.channels)) r.fail("hog.channels", "must be " + kGradientChannelsNames.choices());
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
     if (b.pool != "zhu" && b.pool != "dalal-triggs") r.fail("boosting.pool", "must be zhu or dalal-triggs");

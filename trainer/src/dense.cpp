@@ -45,12 +45,13 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     obs.on_note("dense: loading " + std::to_string(data.positives.size()) + " positives and " +
                 std::to_string(data.negatives.size()) + " negative images");
     const std::size_t P = data.positives.size();
-    const auto images = load_images(data.negatives, loader, cfg.data.negative_transforms);
+    const bool colour = cfg.hog.channels == GradientChannels::Colour;
+    const auto images = load_images(data.negatives, loader, cfg.data.negative_transforms, colour);
     const WindowFilter allowed = keep_clear_filter(data, images, cfg.data.negative_transforms, cfg);
     const auto random_negs = random_windows(images, images.size() * static_cast<std::size_t>(cfg.dense.random_negatives_per_image),
                                             ww, wh, cfg.mining.scale_step, streams::initial_negatives(cfg.seed), allowed);
     feats.resize((P + random_negs.size()) * static_cast<std::size_t>(dims));
-    visit_positives(load_crops(data.positives, loader, ww, wh, cfg.data, cfg.seed), needs, cfg.hog.gradient(), ww, wh, sink);
+    visit_positives(load_crops(data.positives, loader, ww, wh, cfg.data, cfg.seed, colour), needs, cfg.hog.gradient(), ww, wh, sink);
     visit_windows(random_negs, images, P, needs, cfg.hog.gradient(), sink);
     std::vector<int> labels(P + random_negs.size(), -1);
     std::fill(labels.begin(), labels.begin() + static_cast<std::ptrdiff_t>(P), 1);

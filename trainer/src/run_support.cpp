@@ -43,7 +43,7 @@ BulkDetector mining_detector(const CascadeModel& model, const TrainConfig& cfg) 
 }
 
 // Images large enough to hold a window (the others hold none: counted as done, not scanned).
-std::vector<std::uint32_t> usable_images(const CascadeModel& model, const std::vector<GrayImage>& images) {
+std::vector<std::uint32_t> usable_images(const CascadeModel& model, const std::vector<Image>& images) {
     std::vector<std::uint32_t> usable;
     for (std::size_t i = 0; i < images.size(); ++i)
         if (images[i].width >= model.window_width && images[i].height >= model.window_height)
@@ -57,7 +57,7 @@ namespace {
 // image's accepted windows (as WindowRefs, in scan order) to on_image, in order, until stop()
 // says enough. Reports progress for `stage` (images_before counted as done already).
 using ImageWindows = std::function<void(std::vector<WindowRef>&& accepted)>;
-MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, const std::vector<Image>& images,
                          const std::vector<std::uint32_t>& order, std::size_t images_before, int stage,
                          TrainObserver& observer, std::mutex& observer_mutex, const ImageWindows& on_image,
                          const std::function<bool()>& stop, const WindowFilter& allowed) {
@@ -100,7 +100,7 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
 }
 }  // namespace
 
-std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<Image>& images,
                             int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals,
                             const WindowFilter& allowed) {
     const std::vector<std::uint32_t> usable = usable_images(model, images);
@@ -112,7 +112,7 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
     return found;
 }
 
-std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<Image>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
                                  TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals,
                                  const WindowFilter& allowed, bool all_when_short) {

@@ -30,7 +30,7 @@ struct MiningTotals {
     std::uint64_t accepted = 0;  // of those, accepted by the model
 };
 // Windows `allowed` refuses (annotated images: too close to an object) are not returned.
-std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, const std::vector<Image>& images,
                             int stage, TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr,
                             const WindowFilter& allowed = {});
 
@@ -40,7 +40,7 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
 // as it needs. Fewer than `want` when the images hold fewer. all_when_short: when every image was
 // scanned and the pool is still short, the windows the per-image limit left out are added (in
 // scan order, up to `want`), so a short pool holds every window the model accepts.
-std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<GrayImage>& images,
+std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& cfg, const std::vector<Image>& images,
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
                                  TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr,
                                  const WindowFilter& allowed = {}, bool all_when_short = false);

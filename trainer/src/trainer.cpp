@@ -57,8 +57,9 @@ public:
                      (copies > 0 ? " (×" + std::to_string(copies + 1) + " with jittered copies)" : std::string()) + " and " +
                      std::to_string(data_.negatives.size()) + " negative images" +
                      (transforms.empty() ? std::string() : " (×" + std::to_string(transforms.size() + 1) + " with their transforms)"));
-        crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height, cfg_.data, cfg_.seed);
-        images_ = detail::load_images(data_.negatives, loader_, transforms);
+        const bool colour = cfg_.hog.channels == GradientChannels::Colour;
+        crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height, cfg_.data, cfg_.seed, colour);
+        images_ = detail::load_images(data_.negatives, loader_, transforms, colour);
         allowed_ = detail::keep_clear_filter(data_, images_, transforms, cfg_);
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
@@ -355,7 +356,7 @@ private:
     const TrainOptions& opt_;
     TrainObserver& obs_;
     std::mutex observer_mutex_;
-    std::vector<GrayImage> crops_, images_;
+    std::vector<Image> crops_, images_;
     detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish

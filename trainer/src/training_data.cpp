@@ -14,15 +14,15 @@
 
 namespace cascadekit::detail {
 
-std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
-                                   const std::vector<ImageTransform>& transforms) {
-    std::vector<GrayImage> out(paths.size());
+std::vector<Image> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
+                               const std::vector<ImageTransform>& transforms, bool colour) {
+    std::vector<Image> out(paths.size());
     std::mutex m;
     std::string first_error;
     std::size_t first_index = paths.size();
     tbb::parallel_for(std::size_t{0}, paths.size(), [&](std::size_t i) {
         try {
-            out[i] = loader(paths[i]);
+            out[i] = keep_channels(loader(paths[i]), colour);
         } catch (const std::exception& e) {
             std::lock_guard lock(m);
             if (i < first_index) first_index = i, first_error = e.what();
@@ -119,7 +119,7 @@ GrayImage cut_region(const GrayImage& g, const Box& r, int w, int h) {
     return out;
 }
 
-WindowFilter keep_clear_filter(const Dataset& data, const std::vector<GrayImage>& images,
+WindowFilter keep_clear_filter(const Dataset& data, const std::vector<Image>& images,
                                const std::vector<ImageTransform>& transforms, const TrainConfig& cfg) {
     if (data.keep_clear.empty()) return {};
     const std::size_t n = data.negatives.size();
@@ -145,9 +145,9 @@ WindowFilter keep_clear_filter(const Dataset& data, const std::vector<GrayImage>
     };
 }
 
-std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
-                                  const DataConfig& data, std::uint64_t seed) {
-    std::vector<GrayImage> out(crops.size());
+std::vector<Image> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
+                              const DataConfig& data, std::uint64_t seed, bool colour) {
+    std::vector<Image> out(crops.size());
     std::mutex m;
     std::string first_error;
     std::size_t first_index = crops.size();
@@ -159,16 +159,17 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
         const std::vector<std::size_t>& indices = files[f].second;
         std::size_t i = indices.front();
         try {
-            const GrayImage image = loader(files[f].first);
+            const Image image = keep_channels(loader(files[f].first), colour);
             for (std::size_t k : indices) {
                 i = k;
-                GrayImage g = crops[i].width > 0 ? cut_region(image, crops[i].region, crops[i].width, crops[i].height) : image;
+                const PositiveCrop& c = crops[i];
+                Image g = c.width > 0 ? per_channel(image, [&](const GrayImage& p) { return cut_region(p, c.region, c.width, c.height); })
+                                      : image;
                 if (g.width < ww || g.height < wh)
                     throw TrainError(crops[i].path.string() + ": crop " + std::to_string(g.width) + "x" +
                                      std::to_string(g.height) + " is smaller than the " + std::to_string(ww) + "x" +
                                      std::to_string(wh) + " window");
-                if (crops[i].flip)
-                    for (int y = 0; y < g.height; ++y) std::reverse(&g.at(0, y), &g.at(0, y) + g.width);
+                if (c.flip) g = transformed(g, ImageTransform::Mirror);
                 out[i] = std::move(g);
             }
         } catch (const std::exception& e) {
@@ -184,46 +185,43 @@ std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const 
         auto uniform = [&](double r) { return r * (2 * rng.unit() - 1); };  // in [−r, r)
         const double degrees = uniform(data.jitter_rotate), scale = 1 + uniform(data.jitter_scale);
         const double dx = uniform(data.jitter_shift), dy = uniform(data.jitter_shift);
-        out[n + i] = jittered(out[i % n], degrees, scale, dx, dy);
+        out[n + i] = per_channel(out[i % n], [&](const GrayImage& p) { return jittered(p, degrees, scale, dx, dy); });
         // Drawn only when asked for, so that configurations without it keep their copies.
-        if (data.jitter_low_res > 1) out[n + i] = low_res(out[n + i], 1 + (data.jitter_low_res - 1) * rng.unit());
+        if (data.jitter_low_res > 1) {
+            const double factor = 1 + (data.jitter_low_res - 1) * rng.unit();
+            out[n + i] = per_channel(out[n + i], [factor](const GrayImage& p) { return low_res(p, factor); });
+        }
     });
     return out;
 }
 
-void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, GradientParams gradient, int ww, int wh,
+void visit_positives(const std::vector<Image>& crops, FeatureNeeds needs, GradientParams gradient, int ww, int wh,
                      const WindowSink& sink, std::size_t count) {
     tbb::parallel_for(std::size_t{0}, std::min(count, crops.size()), [&](std::size_t i) {
         LevelFeatures f;
-        compute_level_features(crops[i], needs, gradient, f);
+        compute_image_features(crops[i], needs, gradient, f);
         sink(i, f, (crops[i].width - ww) / 2, (crops[i].height - wh) / 2);
     });
 }
 
-void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images, std::size_t first_slot,
+void visit_windows(const std::vector<WindowRef>& refs, const std::vector<Image>& images, std::size_t first_slot,
                    FeatureNeeds needs, GradientParams gradient, const WindowSink& sink) {
     std::map<std::uint32_t, std::vector<std::size_t>> by_image;
     for (std::size_t i = 0; i < refs.size(); ++i) by_image[refs[i].image].push_back(i);
     std::vector<std::pair<std::uint32_t, std::vector<std::size_t>>> groups(by_image.begin(), by_image.end());
     tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t g) {
-        const GrayImage& img = images[groups[g].first];
+        const Image& img = images[groups[g].first];
         std::vector<std::size_t> idx = groups[g].second;
         std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return refs[a].scale < refs[b].scale; });
-        GrayImage level;
-        Octaves octaves;
-        octaves.reset(img);
+        FramePyramid frame;
+        frame.reset(img.view(), img.channels == 3);
         LevelFeatures f;
         double current = -1;
         for (std::size_t i : idx) {
             const WindowRef& r = refs[i];
             if (r.scale != current) {
-                const PyramidLevel l = pyramid_level(img.width, img.height, r.scale);  // as the detector plans it
-                if (r.scale == 1.0 && l.width == img.width && l.height == img.height) {
-                    compute_level_features(img, needs, gradient, f);
-                } else {
-                    resample_level(octaves, l, level);
-                    compute_level_features(level, needs, gradient, f);
-                }
+                frame.select(pyramid_level(img.width, img.height, r.scale));  // as the detector plans it
+                compute_level_features(frame.gray(), needs, gradient, f, frame.colour());
                 current = r.scale;
             }
             sink(first_slot + i, f, r.x, r.y);
@@ -231,7 +229,7 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayIma
     });
 }
 
-std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std::size_t count, int ww, int wh,
+std::vector<WindowRef> random_windows(const std::vector<Image>& images, std::size_t count, int ww, int wh,
                                       double scale_step, RandomStream rng, const WindowFilter& allowed) {
     std::vector<std::vector<PyramidLevel>> plans(images.size());
     std::vector<std::uint32_t> usable;

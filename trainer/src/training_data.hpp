@@ -24,7 +24,7 @@ static_assert(sizeof(WindowRef) == 24, "the checkpoint's WindowRef is 24 bytes (
 using WindowFilter = std::function<bool(const WindowRef&)>;
 // The filter for `images` (load_images' order, transforms included) of `data`: each image's
 // keep-clear boxes, carried through its transform. Empty when no image has any.
-WindowFilter keep_clear_filter(const Dataset& data, const std::vector<GrayImage>& images,
+WindowFilter keep_clear_filter(const Dataset& data, const std::vector<Image>& images,
                                const std::vector<ImageTransform>& transforms, const TrainConfig& cfg);
 
 // An annotated image's region (image pixels, replicated past the edges) resampled to w × h:
@@ -37,16 +37,18 @@ GrayImage cut_region(const GrayImage& image, const Box& region, int w, int h);
 using WindowSink = std::function<void(std::size_t, const LevelFeatures&, int, int)>;
 
 // Decodes every image in parallel (TBB); throws TrainError naming the first file that fails.
+// Each image keeps its colour when `colour` (HogParams::channels), else becomes gray (keep_channels).
 // With transforms, the decoded images are followed by each transform of all of them, in the
 // order given (image k of transform t is at (t + 1)·paths.size() + k).
-std::vector<GrayImage> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
-                                   const std::vector<ImageTransform>& transforms = {});
+std::vector<Image> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
+                                   const std::vector<ImageTransform>& transforms = {}, bool colour = false);
 
 // Decodes the positive crops (mirrored where asked), followed by data.jitter_copies jittered
 // copies of all of them (copy k of crop i at (k + 1)·crops.size() + i; drawn by the run's seed).
-// Crops smaller than the window are refused with a TrainError naming the file.
-std::vector<GrayImage> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
-                                  const DataConfig& data = {}, std::uint64_t seed = 0);
+// Crops smaller than the window are refused with a TrainError naming the file. Colour as for
+// load_images; every operation treats each channel alike.
+std::vector<Image> load_crops(const std::vector<PositiveCrop>& crops, const ImageLoader& loader, int ww, int wh,
+                                  const DataConfig& data = {}, std::uint64_t seed = 0, bool colour = false);
 
 // The crop turned by `degrees`, scaled by `scale` and shifted by (dx, dy) pixels about its
 // centre (bilinear, edges replicated), the same size.
@@ -57,21 +59,21 @@ GrayImage jittered(const GrayImage& crop, double degrees, double scale, double d
 GrayImage low_res(const GrayImage& crop, double factor);
 
 // Hands each crop's centred window to sink(i, …) with the features `needs` asks for (HoG
-// planes from `gradient`, HogParams::gradient()).
+// planes from `gradient`, HogParams::gradient(); from the colour planes of 3-channel crops).
 // The first `count` crops (all when count exceeds their number), slot i for crop i.
-void visit_positives(const std::vector<GrayImage>& crops, FeatureNeeds needs, GradientParams gradient, int ww, int wh,
+void visit_positives(const std::vector<Image>& crops, FeatureNeeds needs, GradientParams gradient, int ww, int wh,
                      const WindowSink& sink, std::size_t count = SIZE_MAX);
 
 // Hands window refs[i] to sink(first_slot + i, …), recomputing each needed pyramid level of each
-// image once (resampling and features as the detector does them). Parallel over images,
-// deterministic.
-void visit_windows(const std::vector<WindowRef>& refs, const std::vector<GrayImage>& images, std::size_t first_slot,
+// image once (resampling and features as the detector does them, FramePyramid; colour planes
+// for 3-channel images). Parallel over images, deterministic.
+void visit_windows(const std::vector<WindowRef>& refs, const std::vector<Image>& images, std::size_t first_slot,
                    FeatureNeeds needs, GradientParams gradient, const WindowSink& sink);
 
 // `count` windows drawn uniformly: an image, then a level of its pyramid (scale step
 // `scale_step`), then a position.
 // With `allowed`, a refused draw is drawn again (at most 1000 times, then left out).
-std::vector<WindowRef> random_windows(const std::vector<GrayImage>& images, std::size_t count, int ww, int wh,
+std::vector<WindowRef> random_windows(const std::vector<Image>& images, std::size_t count, int ww, int wh,
                                       double scale_step, RandomStream rng, const WindowFilter& allowed = {});
 
 // `target` of refs chosen uniformly without replacement, in their original order. rest, when

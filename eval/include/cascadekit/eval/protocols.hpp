@@ -61,6 +61,6 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
 // The image with `pad` pixels of replicated border on every side, so that windows may reach past
 // the image edge (people filling the frame need a window larger than the image; OpenCV's
 // detectMultiScale pads likewise).
-GrayImage pad_replicate(const GrayImage& image, int pad);
+Image pad_replicate(const Image& image, int pad);  // every channel alike
 
 }  // namespace cascadekit

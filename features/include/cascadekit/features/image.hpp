@@ -66,6 +66,39 @@ struct ColourPlanes {
 };
 void to_planes(const ImageView& image, ColourPlanes& out);  // reuses out's storage
 
+// An owning 8-bit image of 1 (gray) or 3 (R, G, B) interleaved channels, rows packed: what an
+// image file decodes to (io's ImageLoader) and what training and evaluation keep of it.
+struct Image {
+    int width = 0;
+    int height = 0;
+    int channels = 1;
+    std::vector<std::uint8_t> pixels;
+
+    Image() = default;
+    Image(int w, int h, int c) : width(w), height(h), channels(c), pixels(static_cast<std::size_t>(w) * h * c) {}
+    Image(GrayImage g) : width(g.width), height(g.height), pixels(std::move(g.pixels)) {}  // NOLINT: gray converts
+    ImageView view() const {
+        return {pixels.data(), width, height, static_cast<std::ptrdiff_t>(width) * channels, channels, ChannelOrder::RGB};
+    }
+};
+
+// A copy of a view: RGB for 3 or 4 channels (alpha dropped), gray for 1.
+Image to_image(const ImageView& image);
+// What features need of an image: itself when `colour` (HogParams::channels), else its gray
+// image by to_gray, so that detection and training see the same gray bytes either way.
+Image keep_channels(Image image, bool colour);
+// Channel c (0 ≤ c < channels) as a gray image, and an image of equal-sized channels.
+GrayImage channel(const Image& image, int c);
+Image merge_channels(const std::vector<GrayImage>& channels);
+// op (a GrayImage in, a GrayImage out) applied to each channel alike: resampling, flips, crops.
+template <class Op>
+Image per_channel(const Image& image, Op&& op) {
+    std::vector<GrayImage> out;
+    out.reserve(static_cast<std::size_t>(image.channels));
+    for (int c = 0; c < image.channels; ++c) out.push_back(op(channel(image, c)));
+    return merge_channels(out);
+}
+
 // The seven flips and quarter turns of an image (with the identity, the symmetries of a
 // rectangle's grid): more negative images for bootstrapping from the same photographs.
 enum class ImageTransform { Mirror, UpsideDown, Rotate180, Rotate90, Rotate270, Transpose, Transverse };
@@ -79,6 +112,7 @@ inline constexpr EnumNames<ImageTransform, 7> kImageTransformNames{{{{ImageTrans
 // mirror: left–right; upside_down: top–bottom; rotate90 / rotate270: a quarter turn clockwise /
 // counter-clockwise; transpose: across the main diagonal; transverse: across the other one.
 GrayImage transformed(const GrayImage& image, ImageTransform t);
+Image transformed(const Image& image, ImageTransform t);  // every channel alike
 // Where a box (pixels [x, x+w) × [y, y+h)) of a width × height image lands in transformed(image, t).
 Box transformed_box(const Box& box, int width, int height, ImageTransform t);
 

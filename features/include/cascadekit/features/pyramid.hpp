@@ -80,4 +80,28 @@ void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst)
 // The scale at which a level samples its octave.
 double octave_scale(const PyramidLevel& level);
 
+// One frame's pyramid as the CPU detector builds it: the frame in gray (to_gray) and, for models
+// with colour gradients (HogParams::channels), its R, G, B planes (to_planes); each level is
+// resampled from each plane's octaves alike (resample_level). Reuses its storage between frames.
+// Holds pointers into itself: reset() again after moving or copying it.
+class FramePyramid {
+public:
+    void reset(const ImageView& image, bool colour);
+    const GrayImage& frame() const { return gray_; }  // the whole frame in gray
+    // Makes `level` the current one: the frame itself when the level is the frame unscaled and
+    // unpadded, else resampled. Requires reset().
+    void select(const PyramidLevel& level);
+    const GrayImage& gray() const { return *level_gray_; }                 // the current level
+    const ColourPlanes* colour() const { return level_colour_; }          // its planes; null without colour
+
+private:
+    GrayImage gray_, level_image_;
+    Octaves octaves_;
+    bool colour_on_ = false;
+    ColourPlanes colour_, level_planes_;
+    Octaves colour_octaves_[3];
+    const GrayImage* level_gray_ = &gray_;
+    const ColourPlanes* level_colour_ = nullptr;
+};
+
 }  // namespace cascadekit

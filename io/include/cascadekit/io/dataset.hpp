@@ -17,9 +17,10 @@
 
 namespace cascadekit {
 
-// Decodes an image file to 8-bit gray; throws (any std::exception) naming the file on failure.
-// Called from several threads at once. (Codecs live in the caller: tools/ uses OpenCV.)
-using ImageLoader = std::function<GrayImage(const std::filesystem::path&)>;
+// Decodes an image file to 8-bit RGB (or gray for gray files: users reduce it with keep_channels
+// to what a model reads); throws (any std::exception) naming the file on failure. Called from
+// several threads at once. (Codecs live in the caller: tools/ uses OpenCV.)
+using ImageLoader = std::function<Image(const std::filesystem::path&)>;
 
 class DatasetError : public std::runtime_error {
 public:

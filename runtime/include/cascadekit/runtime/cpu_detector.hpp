@@ -29,12 +29,7 @@ private:
     CpuOptions options_;
     CascadeEvaluator evaluator_;
     // Reused between frames: no allocation after the first frame of a size.
-    GrayImage gray_, level_image_;
-    Octaves octaves_;  // of gray_, rebuilt per frame as levels need them
-    // Models with colour gradients (HogParams::channels): the frame's R, G, B planes, their
-    // octaves and a level's planes, resampled as the gray level is.
-    ColourPlanes colour_, level_colour_;
-    Octaves colour_octaves_[3];
+    FramePyramid frames_;  // the frame's gray (and colour) pyramid
     LevelFeatures features_;
 };
 

@@ -49,6 +49,9 @@ struct LevelFeatures {
 // level's colour planes when `colour` is given (HogParams::channels colour). Parallel inside (TBB).
 void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out,
                             const ColourPlanes* colour = nullptr);
+// The same for a whole image (a window-sized crop): its gray image (to_gray), and its colour
+// planes for the HoG planes when it has three channels.
+void compute_image_features(const Image& image, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out);
 
 // What one stage says about one window. The window is rejected exactly when score < 0.
 struct StageOutcome {
@@ -101,6 +104,9 @@ public:
     explicit CascadeEvaluator(const CascadeModel& model);
     const CascadeModel& model() const { return model_; }
     FeatureNeeds needs() const { return needs_; }
+    // Whether the HoG planes come from colour planes (HogParams::channels colour, and some stage
+    // reads HoG features): images for this model keep their colour (keep_channels).
+    bool colour() const { return needs_.hog && model_.hog.channels == GradientChannels::Colour; }
     // Runs the stages in order on the window whose top-left is (x, y) in level pixels, stopping at
     // the first that rejects. An accepted window's score is the running sum of every stage's
     // margin in stage order (float), as the GPU forms it.
