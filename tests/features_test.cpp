@@ -913,3 +913,52 @@ TEST(ColourGradients, GrayInputGivesGrayGradientsAndTiesGoToTheFirstChannel) {
     plane.compute(GradientSource(tie), {});
     EXPECT_EQ(plane.at(1, 1), gradient_entry(0, 4, OrientationVotes::Nearest));
 }
+
+// Image: what training and evaluation keep of a file. Channels split and merge back; flips,
+// resampling and the like treat each channel alike; gray is the detector's gray; a frame's
+// pyramid resamples every plane as resample_level does.
+TEST(ColourImages, ChannelsSplitMergeTransformAndResampleAlike) {
+    const int w = 23, h = 17;
+    const GrayImage r = random_image(w, h, 41), g = random_image(w, h, 42), b = random_image(w, h, 43);
+    const Image rgb = merge_channels({r, g, b});
+    ASSERT_EQ(rgb.channels, 3);
+    EXPECT_EQ(rgb.pixels[3 * (5 * w + 7) + 1], g.at(7, 5));
+    EXPECT_EQ(channel(rgb, 0).pixels, r.pixels);
+    EXPECT_EQ(channel(rgb, 2).pixels, b.pixels);
+    EXPECT_THROW(channel(rgb, 3), ImageError);
+    EXPECT_THROW(merge_channels({r, random_image(w + 1, h, 44)}), ImageError);
+    // A BGR buffer of the same pixels comes back in RGB order.
+    std::vector<std::uint8_t> bgr(rgb.pixels.size());
+    for (std::size_t i = 0; i < bgr.size(); i += 3) bgr[i] = rgb.pixels[i + 2], bgr[i + 1] = rgb.pixels[i + 1], bgr[i + 2] = rgb.pixels[i];
+    const ImageView bgr_view{bgr.data(), w, h, w * 3, 3, ChannelOrder::BGR};
+    EXPECT_EQ(to_image(bgr_view).pixels, rgb.pixels);
+    // Gray: kept as is, or reduced as to_gray reduces the buffer.
+    EXPECT_EQ(keep_channels(rgb, true).pixels, rgb.pixels);
+    const Image gray = keep_channels(rgb, false);
+    EXPECT_EQ(gray.channels, 1);
+    EXPECT_EQ(gray.pixels, to_gray(bgr_view).pixels);
+    EXPECT_EQ(keep_channels(gray, true).pixels, gray.pixels);  // nothing to keep: stays gray
+    // Flips and quarter turns: per channel.
+    for (ImageTransform t : {ImageTransform::Mirror, ImageTransform::Rotate90, ImageTransform::Transverse}) {
+        const Image turned = transformed(rgb, t);
+        EXPECT_EQ(channel(turned, 1).pixels, transformed(g, t).pixels);
+        EXPECT_EQ(turned.width, transformed(g, t).width);
+    }
+    // The frame's pyramid: every plane of a level as resample_level makes it from its octaves.
+    FramePyramid frame;
+    frame.reset(bgr_view, true);
+    EXPECT_EQ(frame.frame().pixels, to_gray(bgr_view).pixels);
+    const PyramidLevel level = pyramid_level(w, h, 1.7, 2);
+    frame.select(level);
+    ASSERT_NE(frame.colour(), nullptr);
+    Octaves octaves;
+    octaves.reset(b);
+    GrayImage expect;
+    resample_level(octaves, level, expect);
+    EXPECT_EQ(frame.colour()->b.pixels, expect.pixels);
+    frame.select(pyramid_level(w, h, 1.0));
+    EXPECT_EQ(&frame.gray(), &frame.frame());  // the frame itself, not a copy
+    EXPECT_EQ(frame.colour()->g.pixels, g.pixels);
+    frame.reset(bgr_view, false);
+    EXPECT_EQ(frame.colour(), nullptr);
+}

@@ -67,14 +67,64 @@ inline SyntheticData make_data(const std::string& name) {
     return d;
 }
 
-inline TrainConfig tiny_config() {
+// Colour files (PPM) for the loaders that keep colour: the image as decoded (RGB).
+inline Image read_colour(const fs::path& p) { return to_image(read_pnm(p).view()); }
+
+// `gray` in colour, with the marked pixels (mark > 0) shifted by (+60, −30, −3) in R, G, B: a
+// change of almost no luma (4899·60 − 9617·30 − 1868·3 = −174 of 2^14 per level), so the mark
+// shows in colour gradients and (nearly) not in gray ones. Levels are squeezed into 35…195 first,
+// so that no shifted channel clips.
+inline Image isoluminant_marks(const GrayImage& gray, const GrayImage& mark) {
+    Image out(gray.width, gray.height, 3);
+    for (std::size_t i = 0; i < gray.pixels.size(); ++i) {
+        const int v = 35 + gray.pixels[i] * 160 / 255, m = mark.pixels[i] > 0;
+        out.pixels[3 * i] = static_cast<std::uint8_t>(v + 60 * m);
+        out.pixels[3 * i + 1] = static_cast<std::uint8_t>(v - 30 * m);
+        out.pixels[3 * i + 2] = static_cast<std::uint8_t>(v - 3 * m);
+    }
+    return out;
+}
+
+// make_data's bars drawn in colour of the background's luma (isoluminant_marks): positives a
+// bar of the right orientation, negatives bars of the wrong ones, all as PPM files.
+inline SyntheticData make_colour_data(const std::string& name) {
+    SyntheticData d;
+    d.dir = scratch_dir(name);
+    std::mt19937 rng(77);
+    for (int i = 0; i < 160; ++i) {
+        const fs::path p = d.dir / ("pos" + std::to_string(i) + ".ppm");
+        GrayImage mark(80, 144);
+        std::uniform_real_distribution<double> jitter(-2, 2), scale(0.9, 1.1);
+        draw_bar(mark, 8 + jitter(rng), 8 + jitter(rng), scale(rng));
+        write_pnm(p, isoluminant_marks(blobby_image(80, 144, static_cast<unsigned>(rng())), mark).view());
+        (i % 4 == 3 ? d.test : d.train).positives.push_back({p, p.stem().string(), false});
+    }
+    for (int i = 0; i < 40; ++i) {
+        const fs::path p = d.dir / ("neg" + std::to_string(i) + ".ppm");
+        GrayImage mark(200, 220);
+        std::uniform_int_distribution<int> y(0, 200), x(0, 190), w(2, 24), len(10, 70), horizontal(0, 1);
+        for (int k = 0; k < 10; ++k) {
+            const int y0 = y(rng), x0 = x(rng), bw = w(rng), bl = len(rng);
+            const bool h = horizontal(rng) != 0;
+            for (int yy = y0; yy < std::min(220, y0 + (h ? bw : bl)); ++yy)
+                for (int xx = x0; xx < std::min(200, x0 + (h ? bl : bw)); ++xx) mark.at(xx, yy) = 1;
+        }
+        write_pnm(p, isoluminant_marks(blobby_image(200, 220, static_cast<unsigned>(rng())), mark).view());
+        (i % 4 == 3 ? d.test : d.train).negatives.push_back(p);
+    }
+    d.train.description = "synthetic colour bars";
+    return d;
+}
+
+// extra: more YAML lines (keys not set above).
+inline TrainConfig tiny_config(const std::string& extra = "") {
     TrainConfig c = parse_train_config(R"(
 seed: 5
 data: {layout: lists, positives_list: unused, negatives_list: unused, holdout_every: 0}
 boosting: {candidates_per_round: 12, d_min: 0.98, f_max: 0.5, F_target: 0.0001, max_stages: 5, max_learners_per_stage: 12}
 svm: {C: 0.1, weighting: resample}
 mining: {stride: 8, scale_step: 1.25, backend: cpu}
-)", "tiny");
+)" + extra, "tiny");
     return c;
 }
 
