@@ -59,6 +59,21 @@ Frame colour_frame(const GrayImage& g, int channels, unsigned seed) {
     return f;
 }
 
+// Three different blobby planes as an RGB frame, so that colour gradients (HogParams::channels)
+// take each plane somewhere; the model's thresholds calibrated on it (calibrate_thresholds).
+Frame rgb_frame(int w, int h, unsigned seed) {
+    const Image rgb = merge_channels({blobby_image(w, h, seed), blobby_image(w, h, seed + 1), blobby_image(w, h, seed + 2)});
+    Frame f;
+    f.bytes = rgb.pixels;
+    f.view = {f.bytes.data(), w, h, w * 3, 3, ChannelOrder::RGB};
+    return f;
+}
+void calibrate_on(CascadeModel& m, const ImageView& view) {
+    ColourPlanes planes;
+    to_planes(view, planes);
+    calibrate_thresholds(m, to_gray(view), m.hog.channels == GradientChannels::Colour ? &planes : nullptr);
+}
+
 struct Agreement {
     std::size_t windows = 0, same_decision = 0, bit_identical = 0, near_threshold_differences = 0;
 };
@@ -343,15 +358,16 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
         CascadeModel m = random_model(300u + static_cast<unsigned>(run), 4, learners, 6);
         if (learners == 40) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels for the HoG planes
         if (learners == 3) m.hog.votes = OrientationVotes::Split;  // orientation votes split between two bins
-        const GrayImage img = blobby_image(401 + 29 * run, 333 + 7 * run, 60u + static_cast<unsigned>(run));
-        calibrate_thresholds(m, img);
+        if (learners == 40) m.hog.channels = GradientChannels::Colour;  // gradients from the strongest colour plane
+        const Frame f = rgb_frame(401 + 29 * run, 333 + 7 * run, 60u + static_cast<unsigned>(run));
+        calibrate_on(m, f.view);
         DetectParams p;  // a sparse scan: the random prefix rejects little, and racecheck runs this test
         p.stride = 8;
         p.scale_step = 1.2;
-        const Frame f = colour_frame(img, 3, 9);
         for (PrefixPlanes planes : {PrefixPlanes::SurvivorBlocks, PrefixPlanes::EveryLevel}) {
             const std::string what = "hybrid " + std::to_string(learners) + " learners a stage, votes " +
                                      std::string(kOrientationVotesNames.name(m.hog.votes)) + ", " +
+                                     std::string(kGradientChannelsNames.name(m.hog.channels)) + ", " +
                                      (planes == PrefixPlanes::EveryLevel ? "integral histograms" : "survivor blocks");
             compare_backends(m, p, f.view, what + " synthetic", CudaOptions{.prefix_planes = planes});
             for (const fs::path& photo : pennfudan_images(1)) {
@@ -385,18 +401,22 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
             m.hog.norm = norm;
             if (run % 2 == 1) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels before the gradients
             if (run == 2 || run == 5) m.hog.votes = OrientationVotes::Split;  // votes split between two bins
+            if (run == 1 || run == 5) m.hog.channels = GradientChannels::Colour;  // gradients from the strongest plane
             const GrayImage img = blobby_image(413 + 37 * run, 301 + 11 * run, static_cast<unsigned>(run));
-            calibrate_thresholds(m, img);
+            const Frame f = m.hog.channels == GradientChannels::Colour ? rgb_frame(img.width, img.height, 70u + static_cast<unsigned>(run))
+                                                                       : colour_frame(img, 3, 3);
+            calibrate_on(m, f.view);
             DetectParams p;
             p.stride = 4 + 4 * (run % 2);
             p.scale_step = 1.1;
             p.level_pad = run % 3 == 1 ? 16 : 0;
-            const Frame f = colour_frame(img, 3, 3);
             const std::string what = "random model " + std::to_string(run) + " (" + std::string(to_string(norm)) + ", " +
                                      std::to_string(learners) + " learners a stage, gamma " +
                                      std::string(kGrayGammaNames.name(m.hog.gamma)) + ", votes " +
-                                     std::string(kOrientationVotesNames.name(m.hog.votes)) + ")";
+                                     std::string(kOrientationVotesNames.name(m.hog.votes)) + ", " +
+                                     std::string(kGradientChannelsNames.name(m.hog.channels)) + ")";
             compare_backends(m, p, f.view, what + " synthetic");
+            if (m.hog.channels == GradientChannels::Colour) compare_backends(m, p, img.view(), what + " gray input");  // three equal planes
             for (const fs::path& photo : pennfudan_images(2)) {
                 const auto [view, keep] = load_photo(photo);
                 compare_backends(m, p, view, what + " " + photo.filename().string());
@@ -563,9 +583,12 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
         }
     };
     for (const auto& [kind, config] : {std::pair{"hog", tiny_config()}, std::pair{"waldboost", tiny_waldboost_config()},
-                                       std::pair{"hybrid", tiny_hybrid_config()}}) {
+                                       std::pair{"hybrid", tiny_hybrid_config()},
+                                       std::pair{"colour", tiny_config("hog: {channels: colour}\n")}}) {
     SCOPED_TRACE(kind);
-    const SyntheticData d = make_data(std::string("gpu_mining_") + kind);
+    const bool colour = config.hog.channels == GradientChannels::Colour;  // colour files, kept in colour
+    const SyntheticData d = colour ? make_colour_data("gpu_mining_colour") : make_data(std::string("gpu_mining_") + kind);
+    const ImageLoader load = colour ? ImageLoader(read_colour) : ImageLoader(read_pgm);
     std::vector<std::vector<char>> models;
     std::vector<std::vector<std::string>> passes;
     for (const char* backend : {"cpu", "cuda"}) {
@@ -575,7 +598,7 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
         opt.model_out = d.dir / (std::string(backend) + std::to_string(models.size()) + ".h5");
         opt.created_utc = "2026-11-22T00:00:00Z";
         Mining obs;
-        const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+        const TrainSummary s = train(cfg, d.train, load, opt, obs);
         EXPECT_GE(s.stages, 1) << backend;
         EXPECT_FALSE(obs.passes.empty()) << backend << ": no bootstrapping pass";
         models.push_back(bytes(opt.model_out));
@@ -604,8 +627,8 @@ TEST(GpuMining, TrainingWithGpuMiningGivesTheCpuMinedModel) {
     DetectParams p;
     p.stride = 8;
     p.scale_step = 1.25;
-    std::vector<GrayImage> negs;
-    for (const auto& n : d.train.negatives) negs.push_back(read_pgm(n));
+    std::vector<Image> negs;
+    for (const auto& n : d.train.negatives) negs.push_back(load(n));
     CpuDetector cpu(m, p);
     CudaDetector gpu(m, p);
     std::vector<DetectResult> want;

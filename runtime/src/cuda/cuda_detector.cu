@@ -41,10 +41,6 @@ bool cuda_available(std::string* why) {
 }
 
 bool CudaDetector::supports(const CascadeModel& model, std::string* why) {
-    if (model.hog.channels != GradientChannels::Gray) {
-        if (why) *why = "the model takes its HoG gradients from the colour channels: the CUDA backend has no kernels for that yet (use --backend cpu)";
-        return false;
-    }
     for (std::size_t s = 0; s < model.stages.size(); ++s)
         if (cuda::find_cuda_stage_kind(model.stages[s].kind()) == nullptr) {
             if (why)
@@ -94,6 +90,7 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         for (int part = 0; part < engine.stages.back()->parts(); ++part)
             engine.launches.push_back({static_cast<int>(engine.stages.size()) - 1, part});
     }
+    engine.colour = engine.needs.hog && model_.hog.channels == GradientChannels::Colour;
     // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
     engine.hog_from_gradients = options.prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
                                 !engine.stage_needs.front().hog;

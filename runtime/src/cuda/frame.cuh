@@ -36,7 +36,7 @@ struct Engine {
     // HogParams::gamma's table (gamma_table()) on the device; empty (p null) for none.
     DeviceBuffer<std::uint8_t> gamma;
     bool split_votes = false;  // HogParams::votes is OrientationVotes::Split
-    GradientSetting gradient() const { return {gamma.p, split_votes}; }
+    bool colour = false;       // HoG gradients from the colour planes (HogParams::channels, and HoG stages)
     // CudaOptions::hog_tail_from: launches [tail_launch, end) run as the one launch of `tail`.
     std::unique_ptr<CudaTail> tail;
     std::size_t tail_launch = 0;
@@ -71,6 +71,9 @@ struct Slot {
     std::size_t n_points = 0;
     PinnedBuffer<std::uint8_t> h_in;
     DeviceBuffer<std::uint8_t> d_in, d_gray;
+    // Engine::colour: the R, G, B planes' octaves, each laid out as d_gray's, plane_stride apart.
+    DeviceBuffer<std::uint8_t> d_planes;
+    long long plane_stride = 0;
     DeviceBuffer<DevLevel> d_levels;
     DeviceBuffer<AxisEntry> d_xtab, d_ytab;
     DeviceBuffer<uint4> d_A, d_B;

@@ -40,25 +40,54 @@ __device__ __forceinline__ void add_vote(Bins9& bins, std::uint32_t bin, std::ui
 // A block's level rows y0 − 1 … y0 + n_rows (clamped at the level's edges), resampled from the
 // level's octave into shared memory, for the gradients of rows y0 … y0 + n_rows − 1, each gray
 // level mapped through `gamma` (HogParams::gamma's table, gamma_table(); null: none); then a
-// barrier. Every thread of the block calls it.
-__device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::uint8_t* __restrict__ gray, const DevLevel& L,
-                                                const AxisEntry* __restrict__ xtab, const AxisEntry* __restrict__ ytab,
-                                                int y0, int n_rows, const std::uint8_t* __restrict__ gamma) {
+// barrier. Every thread of the block calls it. Planes: 1 (gray), or 3 (R, G, B octave pyramids
+// `plane_stride` bytes apart, HogParams::channels colour), plane c's rows at rows + c·(n_rows+2)·W.
+template <int Planes>
+__device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::uint8_t* __restrict__ gray, long long plane_stride,
+                                                const DevLevel& L, const AxisEntry* __restrict__ xtab,
+                                                const AxisEntry* __restrict__ ytab, int y0, int n_rows,
+                                                const std::uint8_t* __restrict__ gamma) {
     __shared__ std::uint8_t lut[256];
     if (gamma) {
         for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = gamma[i];
         __syncthreads();
     }
     const int W = L.width, H = L.height;
-    for (int r = 0; r < n_rows + 2; ++r) {
-        const int yy = min(max(y0 - 1 + r, 0), H - 1);
-        const AxisEntry ty = ytab[L.ytab + yy];
-        for (int u = threadIdx.x; u < W; u += blockDim.x) {
-            const std::uint8_t v = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
-            rows[r * W + u] = gamma ? lut[v] : v;
+#pragma unroll
+    for (int c = 0; c < Planes; ++c) {
+        const std::uint8_t* src = gray + c * plane_stride + L.src;
+        std::uint8_t* dst = rows + c * (n_rows + 2) * W;
+        for (int r = 0; r < n_rows + 2; ++r) {
+            const int yy = min(max(y0 - 1 + r, 0), H - 1);
+            const AxisEntry ty = ytab[L.ytab + yy];
+            for (int u = threadIdx.x; u < W; u += blockDim.x) {
+                const std::uint8_t v = resample_pixel(src, L.src_w, xtab[L.xtab + u], ty);
+                dst[r * W + u] = gamma ? lut[v] : v;
+            }
         }
     }
     __syncthreads();
+}
+
+// Pixel x's gradient of level row r (rows as load_level_rows leaves them): with 3 planes, the
+// plane of largest gx² + gy², the first on ties (features' GradientSource).
+template <int Planes>
+__device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, int n_rows, int W, int x, int& gx, int& gy) {
+    int best = -1;
+#pragma unroll
+    for (int c = 0; c < Planes; ++c) {
+        const std::uint8_t* up = rows + c * (n_rows + 2) * W + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
+        const std::uint8_t* mid = up + W;
+        const std::uint8_t* down = mid + W;
+        const int cx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
+        const int cy = int(down[x]) - int(up[x]);
+        if (Planes == 1) {
+            gx = cx, gy = cy;
+        } else {
+            const int m = cx * cx + cy * cy;
+            if (m > best) best = m, gx = cx, gy = cy;
+        }
+    }
 }
 
 // One block per (level, 4 rows y0..y0+3): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
@@ -69,14 +98,14 @@ __device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::u
 // Split: each pixel adds its lower part to its bin and its upper part to the next
 // (OrientationVotes::Split); otherwise its magnitude to its bin.
 constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
-template <bool Split>
-__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray,
+template <bool Split, int Planes>
+__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, long long plane_stride,
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
                                                                 const AxisEntry* __restrict__ ytab,
                                                                 OrientationGeometry og, const std::uint8_t* __restrict__ gamma,
                                                                 uint4* A, uint4* B, std::uint32_t* C) {
-    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
+    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows of each plane
     using Scan = cub::BlockScan<Bins9, kRowThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
@@ -86,11 +115,8 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows, gamma);
+    load_level_rows<Planes>(rows, gray, plane_stride, L, xtab, ytab, y0, n_rows, gamma);
     for (int r = 0; r < n_rows; ++r) {
-        const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
-        const std::uint8_t* mid = up + W;
-        const std::uint8_t* down = mid + W;
         const long long base = L.ih + static_cast<long long>(y0 + r + 1) * L.pitch;
         if (threadIdx.x == 0) {
             A[base] = make_uint4(0, 0, 0, 0);
@@ -107,8 +133,8 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                 const int x = x0 + j;
                 std::uint32_t e = 0;
                 if (x < W) {
-                    const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
-                    const int gy = int(down[x]) - int(up[x]);
+                    int gx, gy;
+                    level_gradient<Planes>(rows, r, n_rows, W, x, gx, gy);
                     e = gradient_entry(gx, gy, Split, og);
                 }
                 bin[j] = entry_bin(e);
@@ -148,28 +174,25 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
 }
 
 // Gradient planes: the row pass's rows and bins, written per pixel instead of scanned.
-template <bool Split>
-__global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::uint8_t* __restrict__ gray,
+template <bool Split, int Planes>
+__global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::uint8_t* __restrict__ gray, long long plane_stride,
                                                                       const DevLevel* __restrict__ levels, int n_levels,
                                                                       const AxisEntry* __restrict__ xtab,
                                                                       const AxisEntry* __restrict__ ytab,
                                                                       OrientationGeometry og,
                                                                       const std::uint8_t* __restrict__ gamma, std::uint32_t* G) {
-    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows
+    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows of each plane
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    load_level_rows(rows, gray, L, xtab, ytab, y0, n_rows, gamma);
+    load_level_rows<Planes>(rows, gray, plane_stride, L, xtab, ytab, y0, n_rows, gamma);
     for (int r = 0; r < n_rows; ++r) {
-        const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
-        const std::uint8_t* mid = up + W;
-        const std::uint8_t* down = mid + W;
         std::uint32_t* out = G + L.px + static_cast<long long>(y0 + r) * W;
         for (int x = threadIdx.x; x < W; x += kRowThreads) {
-            const int gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
-            const int gy = int(down[x]) - int(up[x]);
+            int gx, gy;
+            level_gradient<Planes>(rows, r, n_rows, W, x, gx, gy);
             out[x] = gradient_entry(gx, gy, Split, og);
         }
     }
@@ -192,31 +215,48 @@ __global__ void __launch_bounds__(kThreads) column_pass_kernel(const DevLevel* _
 
 }  // namespace
 
+namespace {
+// The kernels' dynamic shared memory: kRowsPerBlock + 2 rows of every plane.
+std::size_t row_pass_smem(int max_width, int planes) {
+    return (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width) * static_cast<std::size_t>(planes);
+}
+template <class Kernel>
+void allow_smem(Kernel kernel, std::size_t smem) {
+    if (smem > 48 * 1024) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+}
+}  // namespace
+
 void prepare_row_pass(int max_width) {
-    const std::size_t smem = (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width);
-    if (smem > 48 * 1024) {
-        CK(cudaFuncSetAttribute(row_pass_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-        CK(cudaFuncSetAttribute(row_pass_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-        CK(cudaFuncSetAttribute(gradient_plane_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-        CK(cudaFuncSetAttribute(gradient_plane_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    }
+    const std::size_t gray = row_pass_smem(max_width, 1), colour = row_pass_smem(max_width, 3);
+    allow_smem(row_pass_kernel<false, 1>, gray);
+    allow_smem(row_pass_kernel<true, 1>, gray);
+    allow_smem(gradient_plane_kernel<false, 1>, gray);
+    allow_smem(gradient_plane_kernel<true, 1>, gray);
+    allow_smem(row_pass_kernel<false, 3>, colour);
+    allow_smem(row_pass_kernel<true, 3>, colour);
+    allow_smem(gradient_plane_kernel<false, 3>, colour);
+    allow_smem(gradient_plane_kernel<true, 3>, colour);
 }
 
 void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                            const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, std::uint32_t* G,
                            cudaStream_t stream) {
-    auto kernel = gradient.split ? gradient_plane_kernel<true> : gradient_plane_kernel<false>;
-    kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
-        gray, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, G);
+    const int planes = gradient.plane_stride ? 3 : 1;
+    auto kernel = gradient.split ? (planes == 3 ? gradient_plane_kernel<true, 3> : gradient_plane_kernel<true, 1>)
+                                 : (planes == 3 ? gradient_plane_kernel<false, 3> : gradient_plane_kernel<false, 1>);
+    kernel<<<total_row_blocks, kRowThreads, row_pass_smem(max_width, planes), stream>>>(
+        gray, gradient.plane_stride, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, G);
     CK_LAUNCH();
 }
 
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                      const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, uint4* A, uint4* B,
                      std::uint32_t* C, cudaStream_t stream) {
-    auto kernel = gradient.split ? row_pass_kernel<true> : row_pass_kernel<false>;
-    kernel<<<total_row_blocks, kRowThreads, (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width), stream>>>(
-        gray, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, A, B, C);
+    const int planes = gradient.plane_stride ? 3 : 1;
+    auto kernel = gradient.split ? (planes == 3 ? row_pass_kernel<true, 3> : row_pass_kernel<true, 1>)
+                                 : (planes == 3 ? row_pass_kernel<false, 3> : row_pass_kernel<false, 1>);
+    kernel<<<total_row_blocks, kRowThreads, row_pass_smem(max_width, planes), stream>>>(
+        gray, gradient.plane_stride, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, A, B, C);
     CK_LAUNCH();
 }
 
