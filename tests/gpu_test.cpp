@@ -416,7 +416,12 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
                                      std::string(kOrientationVotesNames.name(m.hog.votes)) + ", " +
                                      std::string(kGradientChannelsNames.name(m.hog.channels)) + ")";
             compare_backends(m, p, f.view, what + " synthetic");
-            if (m.hog.channels == GradientChannels::Colour) compare_backends(m, p, img.view(), what + " gray input");  // three equal planes
+            if (m.hog.channels == GradientChannels::Colour) {
+                compare_backends(m, p, img.view(), what + " gray input");  // three equal planes
+                // Rows wide enough that the row pass's shared memory passes 48 KiB.
+                const Frame wide = rgb_frame(2100, 140, 90u + static_cast<unsigned>(run));
+                compare_backends(m, p, wide.view, what + " 2100 px wide");
+            }
             for (const fs::path& photo : pennfudan_images(2)) {
                 const auto [view, keep] = load_photo(photo);
                 compare_backends(m, p, view, what + " " + photo.filename().string());

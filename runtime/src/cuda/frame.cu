@@ -103,8 +103,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.d_in.reserve(in_bytes);
     const long long octave_bytes = s.octaves.back().at + static_cast<long long>(s.octaves.back().width) * s.octaves.back().height;
     s.d_gray.reserve(static_cast<std::size_t>(octave_bytes));
-    s.plane_stride = engine.colour ? octave_bytes : 0;
-    if (engine.colour) s.d_planes.reserve(3 * static_cast<std::size_t>(octave_bytes));
+    if (engine.colour) s.d_rgba.reserve(static_cast<std::size_t>(octave_bytes));
     s.d_levels.reserve(s.levels.size());
     // Everything below goes on the slot's (non-blocking) stream, so the frame's kernels see it:
     // plain cudaMemset/cudaMemcpy run on the legacy stream, which that stream does not wait for.
@@ -191,16 +190,15 @@ int record_event(StepEvents* ev, cudaStream_t stream) {
     return ev->n++;
 }
 
-// Where the HoG gradients come from: the gray octaves, or the colour planes' (Engine::colour).
-const std::uint8_t* gradient_source(const Slot& s, const Engine& engine) { return engine.colour ? s.d_planes.p : s.d_gray.p; }
+// How the HoG gradients are made: from the gray octaves, or the colour ones (Engine::colour).
 GradientSetting gradient_setting(const Slot& s, const Engine& engine) {
-    return {engine.gamma.p, engine.split_votes, s.plane_stride};
+    return {engine.gamma.p, engine.split_votes, engine.colour ? s.d_rgba.p : nullptr};
 }
 
 void build_hog(Slot& s, const Engine& engine, cudaStream_t st, StepEvents* ev) {
     const int n_levels = static_cast<int>(s.levels.size());
     if (ev) ev->rows_begin = record_event(ev, st);
-    launch_row_pass(gradient_source(s, engine), s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width,
+    launch_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width,
                     gradient_setting(s, engine), s.d_A.p, s.d_B.p, s.d_C.p, st);
     if (ev) ev->rows_end = record_event(ev, st);
     launch_column_pass(s.d_levels.p, n_levels, s.total_cols, s.d_A.p, s.d_B.p, s.d_C.p, st);
@@ -222,13 +220,11 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         launch_halve(s.d_gray.p + from.at, from.width, s.d_gray.p + to.at, to.width, to.height, st);
     }
     if (engine.colour) {
-        launch_planes(s.d_in.p, s.d_planes.p, s.plane_stride, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
-        for (int c = 0; c < 3; ++c)
-            for (std::size_t k = 1; k < s.octaves.size(); ++k) {
-                const Slot::Octave &from = s.octaves[k - 1], &to = s.octaves[k];
-                std::uint8_t* plane = s.d_planes.p + c * s.plane_stride;
-                launch_halve(plane + from.at, from.width, plane + to.at, to.width, to.height, st);
-            }
+        launch_rgba(s.d_in.p, s.d_rgba.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
+        for (std::size_t k = 1; k < s.octaves.size(); ++k) {
+            const Slot::Octave &from = s.octaves[k - 1], &to = s.octaves[k];
+            launch_halve_rgba(s.d_rgba.p + from.at, from.width, s.d_rgba.p + to.at, to.width, to.height, st);
+        }
     }
     if (ev) ev->gray_end = record_event(ev, st);
     CK(cudaMemsetAsync(s.d_counts.p, 0, n_launches * sizeof(std::uint32_t), st));
@@ -242,7 +238,7 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         if (engine.stage_needs[stage].hog && !features.hog.A && !features.gradients) {
             if (engine.hog_from_gradients) {
                 if (ev) ev->rows_begin = record_event(ev, st);
-                launch_gradient_plane(gradient_source(s, engine), s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows,
+                launch_gradient_plane(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows,
                                       s.max_width, gradient_setting(s, engine), s.d_G.p, st);
                 if (ev) ev->rows_end = ev->columns_end = record_event(ev, st);
                 features.gradients = s.d_G.p;

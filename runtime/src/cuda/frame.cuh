@@ -71,9 +71,8 @@ struct Slot {
     std::size_t n_points = 0;
     PinnedBuffer<std::uint8_t> h_in;
     DeviceBuffer<std::uint8_t> d_in, d_gray;
-    // Engine::colour: the R, G, B planes' octaves, each laid out as d_gray's, plane_stride apart.
-    DeviceBuffer<std::uint8_t> d_planes;
-    long long plane_stride = 0;
+    // Engine::colour: the frame's octaves with R, G, B in bytes 0-2 of a word, laid out as d_gray.
+    DeviceBuffer<std::uint32_t> d_rgba;
     DeviceBuffer<DevLevel> d_levels;
     DeviceBuffer<AxisEntry> d_xtab, d_ytab;
     DeviceBuffer<uint4> d_A, d_B;

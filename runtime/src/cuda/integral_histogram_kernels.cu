@@ -1,5 +1,8 @@
 #include <cub/block/block_scan.cuh>
 
+#include <map>
+#include <mutex>
+
 #include "cascadekit/features/gradient.hpp"
 #include "cascadekit/features/pyramid.hpp"
 #include "cuda_support.cuh"
@@ -40,29 +43,32 @@ __device__ __forceinline__ void add_vote(Bins9& bins, std::uint32_t bin, std::ui
 // A block's level rows y0 − 1 … y0 + n_rows (clamped at the level's edges), resampled from the
 // level's octave into shared memory, for the gradients of rows y0 … y0 + n_rows − 1, each gray
 // level mapped through `gamma` (HogParams::gamma's table, gamma_table(); null: none); then a
-// barrier. Every thread of the block calls it. Planes: 1 (gray), or 3 (R, G, B octave pyramids
-// `plane_stride` bytes apart, HogParams::channels colour), plane c's rows at rows + c·(n_rows+2)·W.
+// barrier. Every thread of the block calls it. Planes 1: `gray` octaves, a byte a pixel in
+// `rows`; Planes 3 (HogParams::channels colour): `rgba` octaves (R, G, B in bytes 0-2 of a word),
+// each channel resampled alike, a word a pixel in `rows` (one table look-up and four loads a
+// pixel for all three).
 template <int Planes>
-__device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::uint8_t* __restrict__ gray, long long plane_stride,
-                                                const DevLevel& L, const AxisEntry* __restrict__ xtab,
-                                                const AxisEntry* __restrict__ ytab, int y0, int n_rows,
-                                                const std::uint8_t* __restrict__ gamma) {
+__device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::uint8_t* __restrict__ gray,
+                                                const std::uint32_t* __restrict__ rgba, const DevLevel& L,
+                                                const AxisEntry* __restrict__ xtab, const AxisEntry* __restrict__ ytab,
+                                                int y0, int n_rows, const std::uint8_t* __restrict__ gamma) {
     __shared__ std::uint8_t lut[256];
     if (gamma) {
         for (int i = threadIdx.x; i < 256; i += blockDim.x) lut[i] = gamma[i];
         __syncthreads();
     }
     const int W = L.width, H = L.height;
-#pragma unroll
-    for (int c = 0; c < Planes; ++c) {
-        const std::uint8_t* src = gray + c * plane_stride + L.src;
-        std::uint8_t* dst = rows + c * (n_rows + 2) * W;
-        for (int r = 0; r < n_rows + 2; ++r) {
-            const int yy = min(max(y0 - 1 + r, 0), H - 1);
-            const AxisEntry ty = ytab[L.ytab + yy];
-            for (int u = threadIdx.x; u < W; u += blockDim.x) {
-                const std::uint8_t v = resample_pixel(src, L.src_w, xtab[L.xtab + u], ty);
-                dst[r * W + u] = gamma ? lut[v] : v;
+    for (int r = 0; r < n_rows + 2; ++r) {
+        const int yy = min(max(y0 - 1 + r, 0), H - 1);
+        const AxisEntry ty = ytab[L.ytab + yy];
+        for (int u = threadIdx.x; u < W; u += blockDim.x) {
+            if constexpr (Planes == 1) {
+                const std::uint8_t v = resample_pixel(gray + L.src, L.src_w, xtab[L.xtab + u], ty);
+                rows[r * W + u] = gamma ? lut[v] : v;
+            } else {
+                std::uint32_t v = resample_rgb(rgba + L.src, L.src_w, xtab[L.xtab + u], ty);
+                if (gamma) v = lut[v & 0xFFu] | (std::uint32_t(lut[(v >> 8) & 0xFFu]) << 8) | (std::uint32_t(lut[(v >> 16) & 0xFFu]) << 16);
+                reinterpret_cast<std::uint32_t*>(rows)[r * W + u] = v;
             }
         }
     }
@@ -70,20 +76,25 @@ __device__ __forceinline__ void load_level_rows(std::uint8_t* rows, const std::u
 }
 
 // Pixel x's gradient of level row r (rows as load_level_rows leaves them): with 3 planes, the
-// plane of largest gx² + gy², the first on ties (features' GradientSource).
+// plane of largest gx² + gy², the first of R, G, B on ties (features' GradientSource).
 template <int Planes>
-__device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, int n_rows, int W, int x, int& gx, int& gy) {
-    int best = -1;
-#pragma unroll
-    for (int c = 0; c < Planes; ++c) {
-        const std::uint8_t* up = rows + c * (n_rows + 2) * W + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
+__device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, int W, int x, int& gx, int& gy) {
+    if constexpr (Planes == 1) {
+        const std::uint8_t* up = rows + r * W;  // level rows y-1, y, y+1 (clamped) of y = y0 + r
         const std::uint8_t* mid = up + W;
         const std::uint8_t* down = mid + W;
-        const int cx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
-        const int cy = int(down[x]) - int(up[x]);
-        if (Planes == 1) {
-            gx = cx, gy = cy;
-        } else {
+        gx = int(mid[min(x + 1, W - 1)]) - int(mid[max(x - 1, 0)]);
+        gy = int(down[x]) - int(up[x]);
+    } else {
+        const std::uint32_t* up = reinterpret_cast<const std::uint32_t*>(rows) + r * W;
+        const std::uint32_t* mid = up + W;
+        const std::uint32_t* down = mid + W;
+        const std::uint32_t right = mid[min(x + 1, W - 1)], left = mid[max(x - 1, 0)], below = down[x], above = up[x];
+        int best = -1;
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+            const int cx = int((right >> (8 * c)) & 0xFFu) - int((left >> (8 * c)) & 0xFFu);
+            const int cy = int((below >> (8 * c)) & 0xFFu) - int((above >> (8 * c)) & 0xFFu);
             const int m = cx * cx + cy * cy;
             if (m > best) best = m, gx = cx, gy = cy;
         }
@@ -99,13 +110,13 @@ __device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, 
 // (OrientationVotes::Split); otherwise its magnitude to its bin.
 constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
 template <bool Split, int Planes>
-__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, long long plane_stride,
+__global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, const std::uint32_t* __restrict__ rgba,
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
                                                                 const AxisEntry* __restrict__ ytab,
                                                                 OrientationGeometry og, const std::uint8_t* __restrict__ gamma,
                                                                 uint4* A, uint4* B, std::uint32_t* C) {
-    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows of each plane
+    extern __shared__ __align__(16) std::uint8_t rows[];  // kRowsPerBlock + 2 level rows (bytes or words)
     using Scan = cub::BlockScan<Bins9, kRowThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
@@ -115,7 +126,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    load_level_rows<Planes>(rows, gray, plane_stride, L, xtab, ytab, y0, n_rows, gamma);
+    load_level_rows<Planes>(rows, gray, rgba, L, xtab, ytab, y0, n_rows, gamma);
     for (int r = 0; r < n_rows; ++r) {
         const long long base = L.ih + static_cast<long long>(y0 + r + 1) * L.pitch;
         if (threadIdx.x == 0) {
@@ -134,7 +145,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                 std::uint32_t e = 0;
                 if (x < W) {
                     int gx, gy;
-                    level_gradient<Planes>(rows, r, n_rows, W, x, gx, gy);
+                    level_gradient<Planes>(rows, r, W, x, gx, gy);
                     e = gradient_entry(gx, gy, Split, og);
                 }
                 bin[j] = entry_bin(e);
@@ -175,24 +186,24 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
 
 // Gradient planes: the row pass's rows and bins, written per pixel instead of scanned.
 template <bool Split, int Planes>
-__global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::uint8_t* __restrict__ gray, long long plane_stride,
+__global__ void __launch_bounds__(kRowThreads) gradient_plane_kernel(const std::uint8_t* __restrict__ gray, const std::uint32_t* __restrict__ rgba,
                                                                       const DevLevel* __restrict__ levels, int n_levels,
                                                                       const AxisEntry* __restrict__ xtab,
                                                                       const AxisEntry* __restrict__ ytab,
                                                                       OrientationGeometry og,
                                                                       const std::uint8_t* __restrict__ gamma, std::uint32_t* G) {
-    extern __shared__ std::uint8_t rows[];  // kRowsPerBlock + 2 level rows of each plane
+    extern __shared__ __align__(16) std::uint8_t rows[];  // kRowsPerBlock + 2 level rows (bytes or words)
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
     const int n_rows = min(kRowsPerBlock, H - y0);
-    load_level_rows<Planes>(rows, gray, plane_stride, L, xtab, ytab, y0, n_rows, gamma);
+    load_level_rows<Planes>(rows, gray, rgba, L, xtab, ytab, y0, n_rows, gamma);
     for (int r = 0; r < n_rows; ++r) {
         std::uint32_t* out = G + L.px + static_cast<long long>(y0 + r) * W;
         for (int x = threadIdx.x; x < W; x += kRowThreads) {
             int gx, gy;
-            level_gradient<Planes>(rows, r, n_rows, W, x, gx, gy);
+            level_gradient<Planes>(rows, r, W, x, gx, gy);
             out[x] = gradient_entry(gx, gy, Split, og);
         }
     }
@@ -216,13 +227,25 @@ __global__ void __launch_bounds__(kThreads) column_pass_kernel(const DevLevel* _
 }  // namespace
 
 namespace {
-// The kernels' dynamic shared memory: kRowsPerBlock + 2 rows of every plane.
+// The kernels' dynamic shared memory: kRowsPerBlock + 2 rows, a byte a pixel (gray) or a word (colour).
 std::size_t row_pass_smem(int max_width, int planes) {
-    return (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width) * static_cast<std::size_t>(planes);
+    return (kRowsPerBlock + 2) * static_cast<std::size_t>(max_width) * (planes == 3 ? 4u : 1u);
 }
+// Raises a kernel's dynamic shared memory limit to `smem` bytes: needed once its dynamic and
+// static shared memory together pass 48 KiB (the row pass alone holds about 19 KiB of its own).
+// Never lowers it, so a detector of smaller frames does not break one of larger frames. The
+// limit is the current device's.
 template <class Kernel>
 void allow_smem(Kernel kernel, std::size_t smem) {
-    if (smem > 48 * 1024) CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    static std::mutex m;
+    static std::map<std::pair<int, const void*>, std::size_t> set;
+    int device = 0;
+    CK(cudaGetDevice(&device));
+    std::lock_guard lock(m);
+    std::size_t& current = set[{device, reinterpret_cast<const void*>(kernel)}];
+    if (smem <= current) return;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    current = smem;
 }
 }  // namespace
 
@@ -241,22 +264,22 @@ void prepare_row_pass(int max_width) {
 void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                            const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, std::uint32_t* G,
                            cudaStream_t stream) {
-    const int planes = gradient.plane_stride ? 3 : 1;
+    const int planes = gradient.rgba ? 3 : 1;
     auto kernel = gradient.split ? (planes == 3 ? gradient_plane_kernel<true, 3> : gradient_plane_kernel<true, 1>)
                                  : (planes == 3 ? gradient_plane_kernel<false, 3> : gradient_plane_kernel<false, 1>);
     kernel<<<total_row_blocks, kRowThreads, row_pass_smem(max_width, planes), stream>>>(
-        gray, gradient.plane_stride, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, G);
+        gray, gradient.rgba, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, G);
     CK_LAUNCH();
 }
 
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                      const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, uint4* A, uint4* B,
                      std::uint32_t* C, cudaStream_t stream) {
-    const int planes = gradient.plane_stride ? 3 : 1;
+    const int planes = gradient.rgba ? 3 : 1;
     auto kernel = gradient.split ? (planes == 3 ? row_pass_kernel<true, 3> : row_pass_kernel<true, 1>)
                                  : (planes == 3 ? row_pass_kernel<false, 3> : row_pass_kernel<false, 1>);
     kernel<<<total_row_blocks, kRowThreads, row_pass_smem(max_width, planes), stream>>>(
-        gray, gradient.plane_stride, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, A, B, C);
+        gray, gradient.rgba, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, A, B, C);
     CK_LAUNCH();
 }
 

@@ -14,21 +14,20 @@ constexpr int kRowsPerBlock = 4;  // level rows per block of the row pass
 
 // How a frame's gradients are made (HogParams::gradient()): gamma, the device copy of
 // gamma_table(HogParams::gamma), null for none (the resampled gray levels go through it first);
-// split, OrientationVotes::Split; plane_stride, for HogParams::channels colour: the source is
-// then the R, G and B planes' octave pyramids, each plane_stride bytes after the one before, and
-// each pixel takes the gradient of the plane of largest gx² + gy² (the first on ties); 0: the
-// source is the gray octaves.
+// split, OrientationVotes::Split; rgba, for HogParams::channels colour: the frame's octaves with
+// R, G and B in bytes 0-2 of a word a pixel (laid out as the gray octaves), each pixel taking the
+// gradient of the channel of largest gx² + gy² (the first on ties); null: the gray octaves.
 struct GradientSetting {
     const std::uint8_t* gamma = nullptr;
     bool split = false;
-    long long plane_stride = 0;
+    const std::uint32_t* rgba = nullptr;
 };
 
 // Row pass. Thread mapping: one block of 128 threads per (level, 4 rows); each thread takes 4
 // consecutive pixels of a 512-pixel tile of a row. Resamples the level rows it needs (fixed-point
 // bilinear, pyramid.hpp; of every plane with colour), bins every pixel's [-1 0 1] gradient as
 // features/gradient.cpp does and writes each row's running sums (row 0 of every level stays
-// zero). gray: the source octaves (GradientSetting::plane_stride says which).
+// zero). gray: the gray octaves (unread with GradientSetting::rgba).
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                      const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, uint4* A, uint4* B,
                      std::uint32_t* C, cudaStream_t stream);

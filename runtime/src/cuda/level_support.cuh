@@ -25,6 +25,26 @@ __device__ __forceinline__ std::uint8_t resample_pixel(const std::uint8_t* __res
     return static_cast<std::uint8_t>((top * a + bot * b + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits));
 }
 
+// The same for the R, G and B bytes (0-2) of a word a pixel, each resampled alike.
+__device__ __forceinline__ std::uint32_t resample_rgb(const std::uint32_t* __restrict__ rgba, int gw, AxisEntry tx, AxisEntry ty) {
+    constexpr std::uint32_t one = 1u << kResampleBits;
+    const std::uint32_t wx = axis_wt(tx), wx0 = one - wx;
+    const std::uint32_t b = axis_wt(ty), a = one - b;
+    const int y0 = axis_i0(ty), x0 = axis_i0(tx), x1 = x0 + (wx != 0u ? 1 : 0);
+    const std::uint32_t* r0 = rgba + static_cast<std::size_t>(y0) * gw;
+    const std::uint32_t* r1 = rgba + static_cast<std::size_t>(y0 + (b != 0u ? 1 : 0)) * gw;
+    const std::uint32_t p00 = r0[x0], p01 = r0[x1], p10 = r1[x0], p11 = r1[x1];
+    std::uint32_t out = 0;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+        const int sh = 8 * c;
+        const std::uint32_t top = ((p00 >> sh) & 0xFFu) * wx0 + ((p01 >> sh) & 0xFFu) * wx;
+        const std::uint32_t bot = ((p10 >> sh) & 0xFFu) * wx0 + ((p11 >> sh) & 0xFFu) * wx;
+        out |= ((top * a + bot * b + (1u << (2 * kResampleBits - 1))) >> (2 * kResampleBits)) << sh;
+    }
+    return out;
+}
+
 // Adds down one column of an integral plane whose rows 1..H hold row sums (row 0 is zero), so
 // that it holds the full sums. Eight independent loads are in flight before the dependent adds.
 // Modular arithmetic (uint32 lanes), as on the CPU.
