@@ -959,6 +959,13 @@ TEST(ColourImages, ChannelsSplitMergeTransformAndResampleAlike) {
     frame.select(pyramid_level(w, h, 1.0));
     EXPECT_EQ(&frame.gray(), &frame.frame());  // the frame itself, not a copy
     EXPECT_EQ(frame.colour()->g.pixels, g.pixels);
-    frame.reset(bgr_view, false);
+    // Without gray levels (colour models without LBP stages): the planes alone are resampled.
+    frame.reset(bgr_view, true, false);
+    frame.select(level);
+    EXPECT_EQ(frame.gray().width, 0);
+    EXPECT_EQ(frame.colour()->b.pixels, expect.pixels);
+    frame.reset(bgr_view, false, false);  // gray models always get gray levels
+    frame.select(level);
+    EXPECT_EQ(frame.gray().width, level.width);
     EXPECT_EQ(frame.colour(), nullptr);
 }

@@ -61,7 +61,7 @@ WeakSurvival weak_survival(const CascadeModel& m, const std::vector<std::filesys
         WeakSurvival& out = per_image[i];
         out.rejected_by.assign(total, 0);
         FramePyramid frame;
-        frame.reset(loader(images[i]).view(), evaluator.colour());
+        frame.reset(loader(images[i]).view(), evaluator.colour(), evaluator.needs().gray_integral);
         const GrayImage& g = frame.frame();
         LevelFeatures f;
         for (const PyramidLevel& level : plan_pyramid(g.width, g.height, m.window_width, m.window_height, params.scale_step,

@@ -137,10 +137,11 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
     });
 }
 
-void FramePyramid::reset(const ImageView& image, bool colour) {
+void FramePyramid::reset(const ImageView& image, bool colour, bool gray_levels) {
     to_gray(image, gray_);
     octaves_.reset(gray_);
     colour_on_ = colour;
+    gray_levels_ = gray_levels || !colour;
     if (colour) {
         to_planes(image, colour_);
         colour_octaves_[0].reset(colour_.r);
@@ -157,8 +158,12 @@ void FramePyramid::select(const PyramidLevel& level) {
         level_colour_ = colour_on_ ? &colour_ : nullptr;
         return;
     }
-    resample_level(octaves_, level, level_image_);
-    level_gray_ = &level_image_;
+    if (gray_levels_) {
+        resample_level(octaves_, level, level_image_);
+        level_gray_ = &level_image_;
+    } else {
+        level_gray_ = &none_;
+    }
     level_colour_ = nullptr;
     if (colour_on_) {
         resample_level(colour_octaves_[0], level, level_planes_.r);

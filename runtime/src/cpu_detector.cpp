@@ -32,7 +32,8 @@ struct RowResult {
 }  // namespace
 
 DetectResult CpuDetector::detect(const ImageView& image) {
-    frames_.reset(image, evaluator_.colour());
+    // A colour model reads gray levels only for its LBP stages.
+    frames_.reset(image, evaluator_.colour(), evaluator_.needs().gray_integral);
     const GrayImage& gray = frames_.frame();
     const int ww = model_.window_width, wh = model_.window_height;
     const auto levels = plan_pyramid(gray.width, gray.height, ww, wh, params_.scale_step, params_.min_scale,

@@ -214,7 +214,7 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<Image>&
         std::vector<std::size_t> idx = groups[g].second;
         std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return refs[a].scale < refs[b].scale; });
         FramePyramid frame;
-        frame.reset(img.view(), img.channels == 3);
+        frame.reset(img.view(), img.channels == 3, needs.gray_integral);
         LevelFeatures f;
         double current = -1;
         for (std::size_t i : idx) {

@@ -86,7 +86,9 @@ double octave_scale(const PyramidLevel& level);
 // Holds pointers into itself: reset() again after moving or copying it.
 class FramePyramid {
 public:
-    void reset(const ImageView& image, bool colour);
+    // gray_levels false: levels are not resampled in gray (a model whose features all come from
+    // the colour planes); gray() is then an empty image except at the frame's own level.
+    void reset(const ImageView& image, bool colour, bool gray_levels = true);
     const GrayImage& frame() const { return gray_; }  // the whole frame in gray
     // Makes `level` the current one: the frame itself when the level is the frame unscaled and
     // unpadded, else resampled. Requires reset().
@@ -97,7 +99,8 @@ public:
 private:
     GrayImage gray_, level_image_;
     Octaves octaves_;
-    bool colour_on_ = false;
+    bool colour_on_ = false, gray_levels_ = true;
+    GrayImage none_;  // gray() of a level when gray levels are off
     ColourPlanes colour_, level_planes_;
     Octaves colour_octaves_[3];
     const GrayImage* level_gray_ = &gray_;
