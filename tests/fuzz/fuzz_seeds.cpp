@@ -39,6 +39,11 @@ int main(int argc, char** argv) {
     const std::vector<std::uint8_t> model = model_file_bytes(test::tiny_model(), "seed.h5");
     put(dir / "model_loader", "small.h5", model);
     put(dir / "model_loader", "header-only.h5", std::vector<std::uint8_t>(model.begin(), model.begin() + 512));
+    CascadeModel newest = test::tiny_model();  // schema 6: /hog@gamma, /hog@votes and /hog@channels
+    newest.hog.gamma = GrayGamma::Sqrt;
+    newest.hog.votes = OrientationVotes::Split;
+    newest.hog.channels = GradientChannels::Colour;
+    put(dir / "model_loader", "colour.h5", model_file_bytes(newest, "seed-colour.h5"));
 
     detail::Checkpoint c;
     c.fingerprint = 42;
@@ -72,7 +77,7 @@ int main(int argc, char** argv) {
 
     put(dir / "config", "small.yaml", std::string("seed: 3\nkind: cascade\ndata: {layout: lists, positives_list: p.txt, "
                                                   "negatives_list: n.txt, holdout_every: 0}\nhog: {block_norm: l2-hys, "
-                                                  "epsilon: 1.0, hys_clip: 0.2}\nboosting: {d_min: 0.99, f_max: 0.65}\n"));
+                                                  "epsilon: 1.0, hys_clip: 0.2, channels: colour}\nboosting: {d_min: 0.99, f_max: 0.65}\n"));
     put(dir / "model_values", "ops.bin", bytes({0, 0, 0, 0, 0, 64, 7, 1, 0, 0, 0, 0, 16, 0, 0, 0, 4, 0, 0, 0, 4, 8, 2, 3}));
     std::cout << "seeds written to " << dir.string() << "\n";
     return 0;
