@@ -117,9 +117,18 @@ Image transformed(const Image& image, ImageTransform t) {
 Image to_image(const ImageView& image) {
     validate(image);
     if (image.channels == 1) return to_gray(image);
-    ColourPlanes p;
-    to_planes(image, p);
-    return merge_channels({p.r, p.g, p.b});
+    Image out(image.width, image.height, 3);
+    const int c = image.channels, r = image.order == ChannelOrder::BGR ? 2 : 0, b = 2 - r;
+    for (int y = 0; y < image.height; ++y) {
+        const std::uint8_t* src = image.data + y * image.stride;
+        std::uint8_t* dst = out.pixels.data() + static_cast<std::size_t>(y) * image.width * 3;
+        for (int x = 0; x < image.width; ++x, src += c, dst += 3) {
+            dst[0] = src[r];
+            dst[1] = src[1];
+            dst[2] = src[b];
+        }
+    }
+    return out;
 }
 
 Image keep_channels(Image image, bool colour) {
