@@ -17,7 +17,7 @@
 using namespace cascadekit;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    static const std::vector<GrayImage> images = {GrayImage(200, 160), GrayImage(64, 128), GrayImage(330, 250)};
+    static const std::vector<Image> images = {GrayImage(200, 160), GrayImage(64, 128), GrayImage(330, 250)};
     try {
         detail::parse_checkpoint(std::vector<char>(data, data + size), "fuzz.state");
     } catch (const TrainError&) {
