@@ -6,6 +6,17 @@
 
 namespace cascadekit {
 
+namespace {
+// Byte offsets of R, G and B within a pixel of the view (all 0 for gray).
+struct RgbOffsets {
+    int r, g, b;
+};
+RgbOffsets rgb_offsets(const ImageView& image) {
+    if (image.channels == 1) return {0, 0, 0};
+    return image.order == ChannelOrder::BGR ? RgbOffsets{2, 1, 0} : RgbOffsets{0, 1, 2};
+}
+}  // namespace
+
 void validate(const ImageView& image) {
     if (image.width < 0 || image.height < 0)
         throw ImageError("image has negative size " + std::to_string(image.width) + "x" +
@@ -26,7 +37,7 @@ void to_gray(const ImageView& image, GrayImage& out) {
     out.height = image.height;
     out.pixels.resize(static_cast<std::size_t>(image.width) * image.height);
     // BT.601 luma in 14-bit fixed point: 0.299, 0.587, 0.114 times 2^14, summing to 2^14.
-    const bool bgr = image.order == ChannelOrder::BGR;
+    const RgbOffsets o = rgb_offsets(image);
     // Rows are independent: in parallel, 16 to a task.
     tbb::parallel_for(tbb::blocked_range<int>(0, image.height, 16), [&](const tbb::blocked_range<int>& rows) {
         for (int y = rows.begin(); y < rows.end(); ++y) {
@@ -38,8 +49,8 @@ void to_gray(const ImageView& image, GrayImage& out) {
             }
             for (int x = 0; x < image.width; ++x) {
                 const std::uint8_t* p = row + x * image.channels;
-                const std::uint32_t r = bgr ? p[2] : p[0], b = bgr ? p[0] : p[2];
-                dst[x] = static_cast<std::uint8_t>((kLumaR * r + kLumaG * p[1] + kLumaB * b + kLumaHalf) >> kLumaShift);
+                const std::uint32_t r = p[o.r], g = p[o.g], b = p[o.b];
+                dst[x] = static_cast<std::uint8_t>((kLumaR * r + kLumaG * g + kLumaB * b + kLumaHalf) >> kLumaShift);
             }
         }
     });
@@ -53,10 +64,9 @@ void to_planes(const ImageView& image, ColourPlanes& out) {
         p->height = image.height;
         p->pixels.resize(static_cast<std::size_t>(image.width) * image.height);
     }
-    // Byte offsets of R, G and B within a pixel (all 0 for gray).
     const int c = image.channels;
-    const int off[3] = {c == 1 ? 0 : (image.order == ChannelOrder::BGR ? 2 : 0), c == 1 ? 0 : 1,
-                        c == 1 ? 0 : (image.order == ChannelOrder::BGR ? 0 : 2)};
+    const RgbOffsets o = rgb_offsets(image);
+    const int off[3] = {o.r, o.g, o.b};
     tbb::parallel_for(tbb::blocked_range<int>(0, image.height, 16), [&](const tbb::blocked_range<int>& rows) {
         for (int y = rows.begin(); y < rows.end(); ++y) {
             const std::uint8_t* row = image.data + y * image.stride;
@@ -118,14 +128,15 @@ Image to_image(const ImageView& image) {
     validate(image);
     if (image.channels == 1) return to_gray(image);
     Image out(image.width, image.height, 3);
-    const int c = image.channels, r = image.order == ChannelOrder::BGR ? 2 : 0, b = 2 - r;
+    const int c = image.channels;
+    const RgbOffsets o = rgb_offsets(image);
     for (int y = 0; y < image.height; ++y) {
         const std::uint8_t* src = image.data + y * image.stride;
         std::uint8_t* dst = out.pixels.data() + static_cast<std::size_t>(y) * image.width * 3;
         for (int x = 0; x < image.width; ++x, src += c, dst += 3) {
-            dst[0] = src[r];
-            dst[1] = src[1];
-            dst[2] = src[b];
+            dst[0] = src[o.r];
+            dst[1] = src[o.g];
+            dst[2] = src[o.b];
         }
     }
     return out;
@@ -148,12 +159,19 @@ GrayImage channel(const Image& image, int c) {
     return out;
 }
 
-Image merge_channels(const std::vector<GrayImage>& channels) {
+std::vector<GrayImage> split_channels(const Image& image) {
+    std::vector<GrayImage> out;
+    out.reserve(static_cast<std::size_t>(image.channels));
+    for (int c = 0; c < image.channels; ++c) out.push_back(channel(image, c));
+    return out;
+}
+
+Image merge_channels(std::vector<GrayImage> channels) {
     if (channels.empty()) throw ImageError("an image of no channels");
     const GrayImage& first = channels.front();
     for (const GrayImage& g : channels)
         if (g.width != first.width || g.height != first.height) throw ImageError("channels of different sizes");
-    if (channels.size() == 1) return first;
+    if (channels.size() == 1) return std::move(channels.front());
     Image out(first.width, first.height, static_cast<int>(channels.size()));
     const std::size_t n = first.pixels.size(), step = channels.size();
     for (std::size_t c = 0; c < step; ++c)

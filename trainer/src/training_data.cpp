@@ -160,10 +160,12 @@ std::vector<Image> load_crops(const std::vector<PositiveCrop>& crops, const Imag
         std::size_t i = indices.front();
         try {
             const Image image = keep_channels(loader(files[f].first), colour);
+            std::vector<GrayImage> planes;  // split once for all the regions cut from this file
             for (std::size_t k : indices) {
                 i = k;
                 const PositiveCrop& c = crops[i];
-                Image g = c.width > 0 ? per_channel(image, [&](const GrayImage& p) { return cut_region(p, c.region, c.width, c.height); })
+                if (c.width > 0 && planes.empty()) planes = split_channels(image);
+                Image g = c.width > 0 ? per_channel(planes, [&](const GrayImage& p) { return cut_region(p, c.region, c.width, c.height); })
                                       : image;
                 if (g.width < ww || g.height < wh)
                     throw TrainError(crops[i].path.string() + ": crop " + std::to_string(g.width) + "x" +

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cascadekit/features/enum_names.hpp"
@@ -87,16 +88,22 @@ Image to_image(const ImageView& image);
 // What features need of an image: itself when `colour` (HogParams::channels), else its gray
 // image by to_gray, so that detection and training see the same gray bytes either way.
 Image keep_channels(Image image, bool colour);
-// Channel c (0 ≤ c < channels) as a gray image, and an image of equal-sized channels.
+// Channel c (0 ≤ c < channels) as a gray image; all of them; an image of equal-sized channels.
 GrayImage channel(const Image& image, int c);
-Image merge_channels(const std::vector<GrayImage>& channels);
+std::vector<GrayImage> split_channels(const Image& image);
+Image merge_channels(std::vector<GrayImage> channels);
 // op (a GrayImage in, a GrayImage out) applied to each channel alike: resampling, flips, crops.
+// Split once (split_channels) when many ops read one image.
+template <class Op>
+Image per_channel(const std::vector<GrayImage>& channels, Op&& op) {
+    std::vector<GrayImage> out;
+    out.reserve(channels.size());
+    for (const GrayImage& c : channels) out.push_back(op(c));
+    return merge_channels(std::move(out));
+}
 template <class Op>
 Image per_channel(const Image& image, Op&& op) {
-    std::vector<GrayImage> out;
-    out.reserve(static_cast<std::size_t>(image.channels));
-    for (int c = 0; c < image.channels; ++c) out.push_back(op(channel(image, c)));
-    return merge_channels(out);
+    return per_channel(split_channels(image), std::forward<Op>(op));
 }
 
 // The seven flips and quarter turns of an image (with the identity, the symmetries of a
