@@ -249,6 +249,22 @@ TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
 // one, maps it through the gamma table and takes, pixel by pixel, the gradient of the plane
 // where gx² + gy² is largest (the first of R, G, B on ties). The input buffer's channel order
 // does not matter, and the same model fed gray pixels finds the gray model's windows.
+TEST(CascadeEvaluator, ReadsColourOnlyWhereAHogStageReadsColourPlanes) {
+    // reads_colour answers what CascadeEvaluator::colour() does, without building the evaluators.
+    struct Case {
+        int hog_stages, lbp_weak;
+        GradientChannels channels;
+        bool expect;
+    };
+    for (const Case& c : {Case{2, 0, GradientChannels::Colour, true}, Case{2, 0, GradientChannels::Gray, false},
+                          Case{1, 5, GradientChannels::Colour, true}, Case{0, 5, GradientChannels::Colour, false}}) {
+        CascadeModel m = random_model(7, c.hog_stages, 2, c.lbp_weak);
+        m.hog.channels = c.channels;
+        EXPECT_EQ(reads_colour(m), c.expect) << c.hog_stages << " hog stages, " << c.lbp_weak << " weak";
+        EXPECT_EQ(CascadeEvaluator(m).colour(), c.expect);
+    }
+}
+
 TEST(CpuDetector, ColourGradientsAgreeWithAPlainReferenceOnEveryWindow) {
     for (unsigned seed : {61u, 62u}) {
         CascadeModel m = random_model(seed, 3, 4, 6);

@@ -113,7 +113,7 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
         truth[i].face_points = images[i].face_points;
     }
     BulkDetector bulk(model, o.params, o.bulk);
-    const bool colour = CascadeEvaluator(model).colour();
+    const bool colour = reads_colour(model);
     std::vector<int> pads(images.size(), 0);
     std::vector<double> factors(images.size(), 1.0);
     bulk.run(

@@ -22,6 +22,13 @@ void compute_image_features(const Image& image, FeatureNeeds needs, GradientPara
     compute_level_features(gray, needs, gradient, out, &planes);
 }
 
+bool reads_colour(const CascadeModel& model) {
+    if (!model.hog.colour()) return false;
+    for (const Stage& stage : model.stages)
+        if (const CpuStageKind* kind = find_cpu_stage_kind(stage.kind()); kind && kind->needs.hog) return true;
+    return false;
+}
+
 CascadeEvaluator::CascadeEvaluator(const CascadeModel& model) : model_(model) {
     stages_.reserve(model_.stages.size());
     for (std::size_t s = 0; s < model_.stages.size(); ++s) {

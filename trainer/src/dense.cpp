@@ -45,7 +45,7 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     obs.on_note("dense: loading " + std::to_string(data.positives.size()) + " positives and " +
                 std::to_string(data.negatives.size()) + " negative images");
     const std::size_t P = data.positives.size();
-    const bool colour = cfg.hog.channels == GradientChannels::Colour;
+    const bool colour = cfg.hog.colour();
     const auto images = load_images(data.negatives, loader, cfg.data.negative_transforms, colour);
     const WindowFilter allowed = keep_clear_filter(data, images, cfg.data.negative_transforms, cfg);
     const auto random_negs = random_windows(images, images.size() * static_cast<std::size_t>(cfg.dense.random_negatives_per_image),

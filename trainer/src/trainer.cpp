@@ -57,7 +57,7 @@ public:
                      (copies > 0 ? " (×" + std::to_string(copies + 1) + " with jittered copies)" : std::string()) + " and " +
                      std::to_string(data_.negatives.size()) + " negative images" +
                      (transforms.empty() ? std::string() : " (×" + std::to_string(transforms.size() + 1) + " with their transforms)"));
-        const bool colour = cfg_.hog.channels == GradientChannels::Colour;
+        const bool colour = cfg_.hog.colour();
         crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height, cfg_.data, cfg_.seed, colour);
         images_ = detail::load_images(data_.negatives, loader_, transforms, colour);
         allowed_ = detail::keep_clear_filter(data_, images_, transforms, cfg_);

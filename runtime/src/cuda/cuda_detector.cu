@@ -90,7 +90,7 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         for (int part = 0; part < engine.stages.back()->parts(); ++part)
             engine.launches.push_back({static_cast<int>(engine.stages.size()) - 1, part});
     }
-    engine.colour = engine.needs.hog && model_.hog.channels == GradientChannels::Colour;
+    engine.colour = engine.needs.hog && model_.hog.colour();
     // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
     engine.hog_from_gradients = options.prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
                                 !engine.stage_needs.front().hog;

@@ -46,6 +46,7 @@ struct HogParams {
     OrientationVotes votes = OrientationVotes::Nearest;  // nearest bin or split between two (gradient_entry.hpp)
     GradientChannels channels = GradientChannels::Gray;  // gradients of the gray image or of the colour channels
     GradientParams gradient() const { return {gamma, votes}; }
+    bool colour() const { return channels == GradientChannels::Colour; }
     friend bool operator==(const HogParams&, const HogParams&) = default;
 };
 

@@ -53,6 +53,10 @@ void compute_level_features(const GrayImage& level, FeatureNeeds needs, Gradient
 // planes for the HoG planes when it has three channels.
 void compute_image_features(const Image& image, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out);
 
+// CascadeEvaluator(model).colour() without building the stages' evaluators: whether images for
+// this model keep their colour (some stage reads HoG features, and they come from colour).
+bool reads_colour(const CascadeModel& model);
+
 // What one stage says about one window. The window is rejected exactly when score < 0.
 struct StageOutcome {
     float score = 0;                   // the stage's sum minus its (final or early) threshold
@@ -106,7 +110,7 @@ public:
     FeatureNeeds needs() const { return needs_; }
     // Whether the HoG planes come from colour planes (HogParams::channels colour, and some stage
     // reads HoG features): images for this model keep their colour (keep_channels).
-    bool colour() const { return needs_.hog && model_.hog.channels == GradientChannels::Colour; }
+    bool colour() const { return needs_.hog && model_.hog.colour(); }
     // Runs the stages in order on the window whose top-left is (x, y) in level pixels, stopping at
     // the first that rejects. An accepted window's score is the running sum of every stage's
     // margin in stage order (float), as the GPU forms it.
