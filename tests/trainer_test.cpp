@@ -189,6 +189,81 @@ TEST(Trainer, SameSeedSameModelForAnyThreadCountAndResumeIsExact) {
     expect_same_bytes_with_threads(cfg, d, whole, 16);
 }
 
+// boosting.calibration_every: every Nth source photo's crops (with their jittered copies) leave
+// the SVMs and AdaBoost weights and only set the stage thresholds, which then keep d_min of them
+// as well as of the training crops.
+TEST(Trainer, CalibrationPositivesOnlySetTheStageThresholds) {
+    {  // the mask: by source in sorted order, copies following their crop
+        std::vector<PositiveCrop> crops;
+        for (const char* src : {"b", "a", "a", "c", "d"}) crops.push_back({fs::path(std::string(src) + ".pgm"), src, false});
+        const std::vector<std::uint8_t> expect{1, 0, 0, 0, 1, 1, 0, 0, 0, 1};
+        EXPECT_EQ(detail::calibration_mask(crops, 10, 2), expect);
+        EXPECT_TRUE(detail::calibration_mask(crops, 10, 0).empty());
+    }
+    SyntheticData d = make_data("trainer_calibration");
+    TrainConfig cfg = tiny_config();
+    cfg.boosting.calibration_every = 4;
+    cfg.text += "\n# calibration_every: 4\n";
+    TrainOptions opt;
+    opt.model_out = d.dir / "cal.h5";
+    opt.created_utc = "2026-11-24T00:00:00Z";
+    Quiet obs;
+    EXPECT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    EXPECT_TRUE(std::any_of(obs.notes.begin(), obs.notes.end(),
+                            [](const std::string& n) { return n.find("30 of the 120 positives") != std::string::npos; }));
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_GE(m.stages.size(), 2u);
+    // Each stage on its own keeps d_min of the calibration crops and of the training crops.
+    const std::vector<std::uint8_t> mask = detail::calibration_mask(d.train.positives, d.train.positives.size(), 4);
+    for (std::size_t s = 0; s < m.stages.size(); ++s) {
+        CascadeModel one = m;
+        one.stages = {m.stages[s]};
+        std::size_t kept[2] = {0, 0}, total[2] = {0, 0};
+        for (std::size_t i = 0; i < d.train.positives.size(); ++i) {
+            LevelFeatures f;
+            compute_image_features(read_pgm(d.train.positives[i].path), {true, false}, m.hog.gradient(), f);
+            ++total[mask[i]];
+            kept[mask[i]] += evaluate_window(one, f, 8, 8).rejected_at < 0;
+        }
+        ASSERT_EQ(total[1], 30u);
+        for (int g = 0; g < 2; ++g)
+            EXPECT_GE(static_cast<double>(kept[g]), cfg.boosting.d_min * static_cast<double>(total[g]))
+                << "stage " << s + 1 << (g ? ": calibration" : ": training") << " crops";
+    }
+    const auto [detection, fppw] = held_out_rates(m, d);
+    EXPECT_GE(detection, 0.7);
+    EXPECT_LE(fppw, 0.005);
+    // No SVM trains on the calibration crops: blanking them leaves the first learner as it was,
+    // while without calibration the same change moves it.
+    auto first_learner = [&](TrainConfig c, const SyntheticData& data, const std::string& name) {
+        c.boosting.max_stages = 1;
+        TrainOptions o;
+        o.model_out = data.dir / name;
+        Quiet q;
+        train(c, data.train, read_pgm, o, q);
+        return load_model(o.model_out).stages.at(0).get_if<HogSvmStage>()->learners.at(0);
+    };
+    SyntheticData blank = d;
+    blank.dir = scratch_dir("trainer_calibration_blank");
+    for (std::size_t i = 0; i < blank.train.positives.size(); ++i) {
+        if (!mask[i]) continue;
+        const fs::path p = blank.dir / blank.train.positives[i].path.filename();
+        GrayImage flat(80, 144);
+        std::fill(flat.pixels.begin(), flat.pixels.end(), std::uint8_t{128});
+        write_pgm(p, flat);
+        blank.train.positives[i].path = p;
+    }
+    const HogLearner a = first_learner(cfg, d, "a.h5"), b = first_learner(cfg, blank, "b.h5");
+    EXPECT_EQ(a.block, b.block);
+    EXPECT_EQ(a.weights, b.weights);
+    EXPECT_EQ(a.bias, b.bias);
+    TrainConfig plain = tiny_config();
+    const HogLearner c = first_learner(plain, d, "c.h5"), e = first_learner(plain, blank, "e.h5");
+    EXPECT_FALSE(c.weights == e.weights && c.bias == e.bias) << "blanking positives should move an SVM trained on them";
+    // Deterministic and resumable with calibration as without.
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 4);
+}
+
 TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {
     SyntheticData d = make_data("trainer_exhaust");
     TrainConfig cfg = tiny_config();
@@ -384,6 +459,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"seed: 1\nseed: 2\n", "x.yaml: seed: given twice"},
         {"boosting: {d_min: 0.9, d_min: 0.95}", "x.yaml: boosting.d_min: given twice"},
         {"boosting: {max_stages: 100000}", "x.yaml: boosting.max_stages: must be in [1, 4096]"},
+        {"boosting: {calibration_every: 1}", "x.yaml: boosting.calibration_every: must be 0 (off) or >= 2"},
+        {"boosting: {calibration_every: -3}", "x.yaml: boosting.calibration_every: must be 0 (off) or >= 2"},
         {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
         {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},
         {"data: {negative_transforms: [mirror, mirror]}", "x.yaml: data.negative_transforms: 'mirror' given twice"},

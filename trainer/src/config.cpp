@@ -145,6 +145,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.max_stages", b.max_stages);
     r.get("boosting.max_learners_per_stage", b.max_learners_per_stage);
     r.get("boosting.negatives_per_stage", b.negatives_per_stage);
+    r.get("boosting.calibration_every", b.calibration_every);
     WaldBoostConfig& wb = c.waldboost;
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
     r.get("waldboost.alpha", wb.alpha);
@@ -246,6 +247,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (b.max_learners_per_stage < 1 || static_cast<std::size_t>(b.max_learners_per_stage) > kMaxStageSize)
         r.fail("boosting.max_learners_per_stage", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (b.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
+    if (b.calibration_every < 0 || b.calibration_every == 1)
+        r.fail("boosting.calibration_every", "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
     if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
     if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");

@@ -60,6 +60,13 @@ public:
         const bool colour = cfg_.hog.colour();
         crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height, cfg_.data, cfg_.seed, colour);
         images_ = detail::load_images(data_.negatives, loader_, transforms, colour);
+        calibration_ = detail::calibration_mask(data_.positives, crops_.size(), cfg_.boosting.calibration_every);
+        if (cfg_.boosting.calibration_every > 0) {
+            const auto n = static_cast<std::size_t>(std::count(calibration_.begin(), calibration_.end(), std::uint8_t{1}));
+            obs_.on_note(std::to_string(n) + " of the " + std::to_string(crops_.size()) +
+                         " positives (every " + std::to_string(cfg_.boosting.calibration_every) +
+                         "th source photo) only calibrate the HoG stage thresholds (boosting.calibration_every)");
+        }
         allowed_ = detail::keep_clear_filter(data_, images_, transforms, cfg_);
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
@@ -110,7 +117,9 @@ private:
         return p;
     }
     int stage_number() const { return static_cast<int>(ck_.stages.size()) + 1; }
-    StageContext context() const { return {cfg_, stage_number(), positives(), ck_.negatives.size()}; }
+    StageContext context() const {
+        return {cfg_, stage_number(), positives(), ck_.negatives.size(), calibration_.empty() ? nullptr : &calibration_};
+    }
     // The positives the current stage trainer sees: crops [0, positives()) (data.jitter_only_for:
     // the jittered copies, which follow the crops, only for that trainer's stages).
     std::size_t positives() const {
@@ -357,6 +366,7 @@ private:
     TrainObserver& obs_;
     std::mutex observer_mutex_;
     std::vector<Image> crops_, images_;
+    std::vector<std::uint8_t> calibration_;  // boosting.calibration_every, per crop (empty: off)
     detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish

@@ -43,6 +43,12 @@ using WindowSink = std::function<void(std::size_t, const LevelFeatures&, int, in
 std::vector<Image> load_images(const std::vector<std::filesystem::path>& paths, const ImageLoader& loader,
                                    const std::vector<ImageTransform>& transforms = {}, bool colour = false);
 
+// boosting.calibration_every = every: 1 for each of the `count` loaded positives (load_crops'
+// order: the crops, then their jittered copies) whose crop comes from every `every`th source photo
+// (PositiveCrop::source, in sorted order: the 2nd, 4th, … for 2), so that a person, its mirror image
+// and its jittered copies are on one side. Empty when every is 0.
+std::vector<std::uint8_t> calibration_mask(const std::vector<PositiveCrop>& crops, std::size_t count, int every);
+
 // Decodes the positive crops (mirrored where asked), followed by data.jitter_copies jittered
 // copies of all of them (copy k of crop i at (k + 1)·crops.size() + i; drawn by the run's seed).
 // Crops smaller than the window are refused with a TrainError naming the file. Colour as for

@@ -45,9 +45,11 @@ public:
                 samples_.descriptor(i, blocks_[b], cfg_.hog, v);
                 std::copy(v.begin(), v.end(), feats.begin() + static_cast<std::ptrdiff_t>(i * static_cast<std::size_t>(dims) + b * kBlockDims));
             }
-        std::vector<int> labels(count), rows(count);
-        for (std::size_t i = 0; i < count; ++i) labels[i] = i < ctx.positives ? 1 : -1;
-        std::iota(rows.begin(), rows.end(), 0);
+        std::vector<int> labels(count), rows;
+        for (std::size_t i = 0; i < count; ++i) {
+            labels[i] = i < ctx.positives ? 1 : -1;
+            if (!ctx.calibrates(i)) rows.push_back(static_cast<int>(i));  // calibration positives only set the threshold
+        }
         current_ = detail::dense_stage(train_linear_svm(feats, dims, labels, rows, cfg_.svm.C), blocks_);
         update_threshold(ctx);
         result.added = true;

@@ -28,7 +28,7 @@ public:
 protected:
     // The threshold that keeps d_min of the positives, from every sample's stage sum.
     void set_threshold(const std::vector<float>& sums, const StageContext& ctx) {
-        set_d_min_threshold(sums, ctx.positives, cfg_.boosting.d_min, current_.threshold, d_, f_);
+        set_d_min_threshold(sums, ctx, cfg_.boosting.d_min, current_.threshold, d_, f_);
     }
 
     const TrainConfig& cfg_;

@@ -52,8 +52,10 @@ public:
                 r = static_cast<int>(std::min<std::size_t>(
                     static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin()), count - 1));
             }
-        } else {
-            std::iota(rows.begin(), rows.end(), 0);
+        } else {  // every sample but the calibration positives (their weight is 0)
+            rows.clear();
+            for (std::size_t i = 0; i < count; ++i)
+                if (!ctx.calibrates(i)) rows.push_back(static_cast<int>(i));
         }
         std::vector<int> labels(count);
         for (std::size_t i = 0; i < count; ++i) labels[i] = i < ctx.positives ? 1 : -1;
@@ -146,11 +148,15 @@ private:
     }
 
     // Uniform weights within each class, the classes weighing half each (Viola & Jones).
+    // Calibration positives weigh 0: no SVM trains on them (the resample never draws them) and
+    // they count in no weighted error.
     void reset_weights(const StageContext& ctx) {
         weights_.assign(ctx.samples(), 0.0);
         const double n = static_cast<double>(ctx.negatives);
+        std::size_t p = 0;
+        for (std::size_t i = 0; i < ctx.positives; ++i) p += ctx.calibrates(i) ? 0 : 1;
         for (std::size_t i = 0; i < ctx.samples(); ++i)
-            weights_[i] = i < ctx.positives ? 0.5 / static_cast<double>(ctx.positives) : 0.5 / n;
+            weights_[i] = i < ctx.positives ? (ctx.calibrates(i) ? 0.0 : 0.5 / static_cast<double>(p)) : 0.5 / n;
     }
 
     // Stage sums exactly as the detector forms them: float, learner order.

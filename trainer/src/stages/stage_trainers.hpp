@@ -32,17 +32,34 @@ S restore_stage(ByteReader& in, const TrainConfig& cfg) {
 
 // Sets the stage threshold that keeps d_min of the positives (samples [0, positives) of `sums`,
 // then the negatives), and the detection and false-positive rates it gives on these samples.
-inline void set_d_min_threshold(const std::vector<float>& sums, std::size_t positives, double d_min, float& threshold,
+// With calibration positives (StageContext::calibration) the threshold keeps d_min of the
+// training positives and d_min of the calibration ones (the lower of the two thresholds), and
+// the detection rate is the lower of the two rates.
+inline void set_d_min_threshold(const std::vector<float>& sums, const StageContext& ctx, double d_min, float& threshold,
                                 double& detection_rate, double& fp_rate) {
-    std::vector<float> pos(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(positives));
-    std::sort(pos.begin(), pos.end());
-    const auto k = static_cast<std::size_t>(std::floor((1.0 - d_min) * static_cast<double>(positives) + 1e-9));
-    threshold = pos[std::min(k, pos.size() - 1)];
-    std::size_t dp = 0, fp = 0;
+    const std::size_t positives = ctx.positives;
+    std::vector<float> group[2];  // training, calibration
+    for (std::size_t i = 0; i < positives; ++i) group[ctx.calibrates(i) ? 1 : 0].push_back(sums[i]);
+    bool first = true;
+    for (std::vector<float>& pos : group) {
+        if (pos.empty()) continue;
+        std::sort(pos.begin(), pos.end());
+        const auto k = static_cast<std::size_t>(std::floor((1.0 - d_min) * static_cast<double>(pos.size()) + 1e-9));
+        const float t = pos[std::min(k, pos.size() - 1)];
+        threshold = first ? t : std::min(threshold, t);
+        first = false;
+    }
+    std::size_t kept[2] = {0, 0}, fp = 0;
     for (std::size_t i = 0; i < sums.size(); ++i)
-        if (sums[i] >= threshold) ++(i < positives ? dp : fp);
+        if (sums[i] >= threshold) {
+            if (i < positives) ++kept[ctx.calibrates(i) ? 1 : 0];
+            else ++fp;
+        }
+    detection_rate = 1.0;
+    for (int g = 0; g < 2; ++g)
+        if (!group[g].empty())
+            detection_rate = std::min(detection_rate, static_cast<double>(kept[g]) / static_cast<double>(group[g].size()));
     const std::size_t negatives = sums.size() - positives;
-    detection_rate = static_cast<double>(dp) / static_cast<double>(positives);
     fp_rate = negatives > 0 ? static_cast<double>(fp) / static_cast<double>(negatives) : 0.0;
 }
 

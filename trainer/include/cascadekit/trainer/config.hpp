@@ -98,6 +98,10 @@ struct BoostingConfig {
     int max_stages = 30;
     int max_learners_per_stage = 100;
     int negatives_per_stage = 0;  // 0 = as many as positives
+    // hog_svm stages: every Nth source photo's positives (its crops, flips and jittered copies) are
+    // kept out of the SVMs and AdaBoost weights and only help set each stage threshold, which then
+    // keeps d_min of these unseen positives as well as of the training ones. 0: off.
+    int calibration_every = 0;
 };
 
 // WaldBoost sequences of multi-block LBP tables (Šochman & Matas, CVPR 2005), the

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cascadekit/io/byte_codec.hpp"
 #include "cascadekit/model/cascade.hpp"
@@ -28,7 +29,11 @@ struct StageContext {
     int stage = 1;              // 1-based
     std::size_t positives = 0;  // sample counts
     std::size_t negatives = 0;
+    // boosting.calibration_every: 1 marks a positive (of [0, positives)) that only calibrates
+    // thresholds; null or empty when there are none.
+    const std::vector<std::uint8_t>* calibration = nullptr;
     std::size_t samples() const { return positives + negatives; }
+    bool calibrates(std::size_t i) const { return calibration && i < calibration->size() && (*calibration)[i] != 0; }
 };
 
 struct RoundResult {
