@@ -64,8 +64,8 @@ public:
         if (cfg_.boosting.calibration_every > 0) {
             const auto n = static_cast<std::size_t>(std::count(calibration_.begin(), calibration_.end(), std::uint8_t{1}));
             obs_.on_note(std::to_string(n) + " of the " + std::to_string(crops_.size()) +
-                         " positives (every " + std::to_string(cfg_.boosting.calibration_every) +
-                         "th source photo) only calibrate the HoG stage thresholds (boosting.calibration_every)");
+                         " positives (the crops of one source photo in " + std::to_string(cfg_.boosting.calibration_every) +
+                         ") only calibrate the HoG stage thresholds (boosting.calibration_every)");
         }
         allowed_ = detail::keep_clear_filter(data_, images_, transforms, cfg_);
         if (opt_.resume)
