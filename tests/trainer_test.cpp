@@ -461,6 +461,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"boosting: {max_stages: 100000}", "x.yaml: boosting.max_stages: must be in [1, 4096]"},
         {"boosting: {calibration_every: 1}", "x.yaml: boosting.calibration_every: must be 0 (off) or >= 2"},
         {"boosting: {calibration_every: -3}", "x.yaml: boosting.calibration_every: must be 0 (off) or >= 2"},
+        {"boosting: {calibration_every: 5, stage_kind: waldboost_lbp}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
+        {"kind: dense\nboosting: {calibration_every: 5}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
         {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
         {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},
         {"data: {negative_transforms: [mirror, mirror]}", "x.yaml: data.negative_transforms: 'mirror' given twice"},

@@ -249,6 +249,13 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (b.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
     if (b.calibration_every < 0 || b.calibration_every == 1)
         r.fail("boosting.calibration_every", "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
+    if (b.calibration_every > 0) {  // only the HoG stage trainers leave the calibration crops out
+        std::vector<std::string> kinds = b.stage_sequence.empty() ? std::vector<std::string>{b.stage_kind} : b.stage_sequence;
+        kinds.push_back(b.final_stage);
+        if (c.kind != TrainKind::Cascade ||
+            std::none_of(kinds.begin(), kinds.end(), [](const std::string& k) { return k == "hog_svm" || k == "hog_dense"; }))
+            r.fail("boosting.calibration_every", "only hog_svm and hog_dense stages use calibration crops, and this run trains none");
+    }
     if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
     if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");

@@ -147,15 +147,11 @@ WindowFilter keep_clear_filter(const Dataset& data, const std::vector<Image>& im
 
 std::vector<std::uint8_t> calibration_mask(const std::vector<PositiveCrop>& crops, std::size_t count, int every) {
     if (every <= 0 || crops.empty()) return {};
-    std::map<std::string, std::size_t> rank;
-    for (const PositiveCrop& c : crops) rank.emplace(c.source.empty() ? c.path.string() : c.source, 0);
-    std::size_t r = 0;
-    for (auto& [source, k] : rank) k = r++;
+    Dataset sources;  // the held-out split's rule, over these crops' source photos
+    sources.positives = crops;
+    const HeldOutSplit split = make_every_kth_split(sources, every);
     std::vector<std::uint8_t> mask(count, 0);
-    for (std::size_t i = 0; i < count; ++i) {
-        const PositiveCrop& c = crops[i % crops.size()];
-        mask[i] = (rank.at(c.source.empty() ? c.path.string() : c.source) + 1) % static_cast<std::size_t>(every) == 0 ? 1 : 0;
-    }
+    for (std::size_t i = 0; i < count; ++i) mask[i] = split.holds(crops[i % crops.size()]) ? 1 : 0;
     return mask;
 }
 

@@ -45,8 +45,8 @@ std::vector<Image> load_images(const std::vector<std::filesystem::path>& paths, 
 
 // boosting.calibration_every = every: 1 for each of the `count` loaded positives (load_crops'
 // order: the crops, then their jittered copies) whose crop comes from every `every`th source photo
-// (PositiveCrop::source, in sorted order: the 2nd, 4th, … for 2), so that a person, its mirror image
-// and its jittered copies are on one side. Empty when every is 0.
+// (make_every_kth_split's rule: the 2nd, 4th, … source in sorted order for 2), so that a person,
+// its mirror image and its jittered copies are on one side. Empty when every is 0.
 std::vector<std::uint8_t> calibration_mask(const std::vector<PositiveCrop>& crops, std::size_t count, int every);
 
 // Decodes the positive crops (mirrored where asked), followed by data.jitter_copies jittered

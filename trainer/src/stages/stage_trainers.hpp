@@ -2,6 +2,7 @@
 // Internal: each stage kind's trainer, listed once in stage_trainers.cpp.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,14 +41,12 @@ inline void set_d_min_threshold(const std::vector<float>& sums, const StageConte
     const std::size_t positives = ctx.positives;
     std::vector<float> group[2];  // training, calibration
     for (std::size_t i = 0; i < positives; ++i) group[ctx.calibrates(i) ? 1 : 0].push_back(sums[i]);
-    bool first = true;
+    threshold = std::numeric_limits<float>::infinity();
     for (std::vector<float>& pos : group) {
         if (pos.empty()) continue;
         std::sort(pos.begin(), pos.end());
         const auto k = static_cast<std::size_t>(std::floor((1.0 - d_min) * static_cast<double>(pos.size()) + 1e-9));
-        const float t = pos[std::min(k, pos.size() - 1)];
-        threshold = first ? t : std::min(threshold, t);
-        first = false;
+        threshold = std::min(threshold, pos[std::min(k, pos.size() - 1)]);
     }
     std::size_t kept[2] = {0, 0}, fp = 0;
     for (std::size_t i = 0; i < sums.size(); ++i)
