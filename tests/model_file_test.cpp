@@ -297,9 +297,30 @@ TEST_F(ModelFile, HogOnlyAndMarginStagesRoundTrip) {
     EXPECT_EQ(feature_family(loaded), "hog");
 }
 
+// Clipped votes (schema 7): round trip; the header and the root attribute name schema 7, and
+// only such models get it; an unknown vote mode is refused by name.
+TEST_F(ModelFile, ClippedVoteStagesRoundTripAsSchema7) {
+    CascadeModel m = random_model(6, 4, 3, 0);
+    ASSERT_EQ(m.stages[3].as<HogSvmStage>().vote, VoteMode::Clipped);
+    save_model(m, path_);
+    EXPECT_EQ(file_bytes(path_)[20], 7);
+    const CascadeModel loaded = load_model(path_);
+    expect_bit_identical(m, loaded);
+    EXPECT_EQ(loaded.stages[3].as<HogSvmStage>().vote, VoteMode::Clipped);
+    m.stages[3].as<HogSvmStage>().vote = VoteMode::Margin;
+    save_model(m, path_);
+    EXPECT_EQ(file_bytes(path_)[20], 3);
+    edit(path_, [](hid_t f) {
+        hid_t g = H5Gopen2(f, "/stages/003", H5P_DEFAULT);
+        set_string_attr(g, "vote_mode", "tanh");
+        H5Gclose(g);
+    });
+    expect_error("/stages/003@vote_mode", "unknown vote mode 'tanh' (expected binary, margin or clipped)");
+}
+
 TEST_F(ModelFile, FutureSchemaVersion) {
-    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 7); });
-    expect_error("/@schema_version", "schema version 7 is newer than this build of cascadekit supports (6)");
+    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 8); });
+    expect_error("/@schema_version", "schema version 8 is newer than this build of cascadekit supports (7)");
 }
 
 TEST_F(ModelFile, SchemaVersionDisagreesWithTheHeader) {

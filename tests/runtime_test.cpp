@@ -55,7 +55,9 @@ RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const Gr
                 double margin = -l.bias;
                 for (int k = 0; k < 36; ++k) margin += l.weights[k] * v[k] / n;
                 out.min_margin = std::min(out.min_margin, std::abs(margin));
-                score += hog->vote == VoteMode::Binary ? (margin >= 0 ? l.alpha : 0.0) : l.alpha * margin;
+                score += hog->vote == VoteMode::Binary   ? (margin >= 0 ? l.alpha : 0.0)
+                         : hog->vote == VoteMode::Margin ? l.alpha * margin
+                                                         : l.alpha * std::clamp(margin, -1.0, 1.0);
             }
             score -= hog->threshold;
         } else {
@@ -196,7 +198,7 @@ TEST(CpuDetector, StatisticsAddUp) {
 // (HogParams::votes), which the reference adds pixel by pixel to both bins.
 TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
     for (unsigned seed : {41u, 42u, 43u, 44u}) {
-        CascadeModel m = random_model(seed, 3, 4, 6);
+        CascadeModel m = random_model(seed, 4, 4, 6);  // binary, margin, binary, clipped votes
         m.hog.epsilon = 0.5f;
         if (seed >= 43u) m.hog.gamma = GrayGamma::Sqrt;
         if (seed == 44u) m.hog.votes = OrientationVotes::Split;

@@ -96,7 +96,7 @@ inline void draw_bar(GrayImage& img, double wx, double wy, double s, std::uint8_
         for (int x = std::max(0, x0); x < std::min(img.width, x1); ++x) img.at(x, y) = value;
 }
 
-// A random model: `hog_stages` hog_svm stages (alternating binary and margin votes) with random
+// A random model: `hog_stages` hog_svm stages (binary, margin, binary, clipped votes, repeating) with random
 // blocks from the zhu pool, optionally a waldboost_lbp stage first. Thresholds are set by the
 // caller or left at 0.
 inline CascadeModel random_model(unsigned seed, int hog_stages, int learners, int lbp_weak) {
@@ -120,7 +120,7 @@ inline CascadeModel random_model(unsigned seed, int hog_stages, int learners, in
     }
     for (int s = 0; s < hog_stages; ++s) {
         HogSvmStage st;
-        st.vote = s % 2 == 0 ? VoteMode::Binary : VoteMode::Margin;
+        st.vote = s % 4 == 3 ? VoteMode::Clipped : s % 2 == 0 ? VoteMode::Binary : VoteMode::Margin;
         for (int i = 0; i < learners; ++i) {
             HogLearner l;
             l.block = pool[pick(rng)];

@@ -22,6 +22,7 @@
 #include "cascadekit/trainer/trainer.hpp"
 #include "training_data.hpp"  // trainer/src: negative images and their transforms
 #include "checkpoint.hpp"  // trainer/src: the checkpoint format, to build damaged-but-sealed files
+#include "stages/stage_trainers.hpp"  // trainer/src: detail::confidence_rated_alpha
 #include "test_support.hpp"
 #include "trainer_support.hpp"
 
@@ -264,6 +265,94 @@ TEST(Trainer, CalibrationPositivesOnlySetTheStageThresholds) {
     expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 4);
 }
 
+// boosting.vote: margin and clipped. Each learner votes α·h (h = m, or clamp(m, −1, 1)) with the α
+// of least normaliser Z (confidence-rated AdaBoost); the block of least Z wins; stage sums and
+// thresholds follow the detector's votes.
+TEST(Trainer, MarginVotesTakeTheAlphaOfLeastZAndKeepDMin) {
+    {  // the α: Z's minimum, found against a fine grid; none when the margins disagree; the cap
+        std::mt19937 rng(5);
+        std::normal_distribution<float> noise(0.0f, 1.0f);
+        std::uniform_real_distribution<double> weight(0.1, 1.0);
+        std::vector<float> margins;
+        std::vector<int> labels;
+        std::vector<double> weights;
+        for (int i = 0; i < 400; ++i) {
+            labels.push_back(i % 3 == 0 ? 1 : -1);
+            margins.push_back(0.6f * static_cast<float>(labels.back()) + noise(rng));
+            weights.push_back(weight(rng));
+        }
+        const auto z_at = [&](double a) {
+            double z = 0;
+            for (std::size_t i = 0; i < margins.size(); ++i) z += weights[i] * std::exp(-a * labels[i] * margins[i]);
+            return z;
+        };
+        const detail::VoteWeight v = detail::confidence_rated_alpha(margins, labels, weights);
+        EXPECT_GT(v.alpha, 0.1);
+        EXPECT_NEAR(v.z, z_at(v.alpha), 1e-9 * v.z);
+        for (double a = 0; a <= 3; a += 1e-3) EXPECT_LE(v.z, z_at(a) * (1 + 1e-12)) << "Z(" << a << ") is lower";
+        EXPECT_LT(v.z, z_at(0));
+        // A sample that weighs nothing changes nothing, however wrong its margin.
+        std::vector<float> m2 = margins;
+        std::vector<int> l2 = labels;
+        std::vector<double> w2 = weights;
+        m2.push_back(-1e6f);
+        l2.push_back(1);
+        w2.push_back(0.0);
+        EXPECT_EQ(detail::confidence_rated_alpha(m2, l2, w2).alpha, v.alpha);
+        // Margins against the labels: no α > 0 lowers Z.
+        std::vector<float> wrong(margins.size());
+        for (std::size_t i = 0; i < margins.size(); ++i) wrong[i] = -std::abs(margins[i]) * static_cast<float>(labels[i]);
+        const detail::VoteWeight none = detail::confidence_rated_alpha(wrong, labels, weights);
+        EXPECT_EQ(none.alpha, 0.0);
+        EXPECT_NEAR(none.z, z_at(0), 1e-9);
+        // Margins that separate every sample: α stops at the cap, 50 / max |m|.
+        std::vector<float> right(margins.size());
+        for (std::size_t i = 0; i < margins.size(); ++i) right[i] = (0.5f + std::abs(margins[i])) * static_cast<float>(labels[i]);
+        const float max_abs = *std::max_element(right.begin(), right.end(), [](float a, float b) { return std::abs(a) < std::abs(b); });
+        EXPECT_DOUBLE_EQ(detail::confidence_rated_alpha(right, labels, weights).alpha, 50.0 / std::abs(static_cast<double>(max_abs)));
+    }
+  for (const VoteMode mode : {VoteMode::Margin, VoteMode::Clipped}) {
+    const std::string name = mode == VoteMode::Margin ? "margin" : "clipped";
+    SyntheticData d = make_data("trainer_" + name + "_votes");
+    TrainConfig cfg = tiny_config();
+    cfg.boosting.vote = mode;
+    cfg.text += "\n# vote: " + name + "\n";
+    TrainOptions opt;
+    opt.model_out = d.dir / (name + ".h5");
+    opt.created_utc = "2026-11-25T00:00:00Z";
+    Quiet obs;
+    EXPECT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_GE(m.stages.size(), 2u);
+    for (std::size_t s = 0; s < m.stages.size(); ++s) {
+        const HogSvmStage* h = m.stages[s].get_if<HogSvmStage>();
+        ASSERT_NE(h, nullptr);
+        EXPECT_EQ(h->vote, mode) << "stage " << s + 1;
+        for (const HogLearner& l : h->learners) EXPECT_GT(l.alpha, 0.0f);
+        // The stage on its own, as the detector sums its margin votes, keeps d_min of the crops.
+        CascadeModel one = m;
+        one.stages = {m.stages[s]};
+        std::size_t kept = 0;
+        for (const PositiveCrop& c : d.train.positives) {
+            LevelFeatures f;
+            compute_image_features(read_pgm(c.path), {true, false}, m.hog.gradient(), f);
+            kept += evaluate_window(one, f, 8, 8).rejected_at < 0;
+        }
+        EXPECT_GE(static_cast<double>(kept), cfg.boosting.d_min * static_cast<double>(d.train.positives.size())) << "stage " << s + 1;
+    }
+    const auto [detection, fppw] = held_out_rates(m, d);
+    std::printf("%s votes, held-out: detection %.3f, false positives per window %.5f, %zu stages\n", name.c_str(), detection, fppw,
+                m.stages.size());
+    // Held out: far better than chance (the margin thresholds sit exactly at d_min of the training
+    // crops, where binary sums leave some slack: 0.650 here with margin or clipped votes, 0.775 with binary ones).
+    EXPECT_GE(detection, 0.6);
+    EXPECT_LE(fppw, 0.005);
+    EXPECT_GT(detection, 100 * fppw);
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 3);
+    expect_same_bytes_with_threads(cfg, d, opt, 1);
+  }
+}
+
 TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {
     SyntheticData d = make_data("trainer_exhaust");
     TrainConfig cfg = tiny_config();
@@ -463,6 +552,7 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"boosting: {calibration_every: -3}", "x.yaml: boosting.calibration_every: must be 0 (off) or >= 2"},
         {"boosting: {calibration_every: 5, stage_kind: waldboost_lbp}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
         {"kind: dense\nboosting: {calibration_every: 5}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
+        {"boosting: {vote: real}", "x.yaml: boosting.vote: must be binary, margin or clipped"},
         {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
         {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},
         {"data: {negative_transforms: [mirror, mirror]}", "x.yaml: data.negative_transforms: 'mirror' given twice"},

@@ -1,4 +1,5 @@
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
 #include "cascadekit/io/stage_codec.hpp"
 
 #include <fcntl.h>
@@ -720,6 +721,8 @@ CascadeModel load_model_unverified(const std::filesystem::path& file) {
 }
 
 int model_schema_version(const CascadeModel& model) {
+    for (const Stage& s : model.stages)
+        if (const auto* h = s.get_if<HogSvmStage>(); h != nullptr && h->vote == VoteMode::Clipped) return 7;
     if (model.hog.channels != GradientChannels::Gray) return 6;
     if (model.hog.votes != OrientationVotes::Nearest) return 5;
     return model.hog.gamma == GrayGamma::None ? 3 : 4;

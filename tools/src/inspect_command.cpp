@@ -42,7 +42,7 @@ void print_model(const std::string& path, const CascadeModel& m) {
         total += m.stages[s].size();
         if (const auto* h = m.stages[s].get_if<HogSvmStage>())
             std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "hog_svm", h->learners.size(),
-                        h->vote == VoteMode::Binary ? "binary" : "margin", h->threshold);
+                        h->vote == VoteMode::Binary ? "binary" : h->vote == VoteMode::Margin ? "margin" : "clipped", h->threshold);
         else {
             const auto& w = m.stages[s].as<WaldBoostLbpStage>();
             std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "waldboost_lbp", w.weak.size(), "-",

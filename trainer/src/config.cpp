@@ -80,7 +80,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)),
                 gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), votes = std::string(kOrientationVotesNames.name(c.hog.votes)),
                 channels = std::string(kGradientChannelsNames.name(c.hog.channels)),
-                weighting = "resample", wald_rule = "spread",
+                weighting = "resample", wald_rule = "spread", vote = "binary",
                 backend = "auto";
     DataConfig& d = c.data;
     BoostingConfig& b = c.boosting;
@@ -146,6 +146,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.max_learners_per_stage", b.max_learners_per_stage);
     r.get("boosting.negatives_per_stage", b.negatives_per_stage);
     r.get("boosting.calibration_every", b.calibration_every);
+    r.get("boosting.vote", vote);
     WaldBoostConfig& wb = c.waldboost;
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
     r.get("waldboost.alpha", wb.alpha);
@@ -256,6 +257,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
             std::none_of(kinds.begin(), kinds.end(), [](const std::string& k) { return k == "hog_svm" || k == "hog_dense"; }))
             r.fail("boosting.calibration_every", "only hog_svm and hog_dense stages use calibration crops, and this run trains none");
     }
+    if (!kVoteModeNames.parse(vote, b.vote)) r.fail("boosting.vote", "must be " + kVoteModeNames.choices());
     if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
     if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");

@@ -10,7 +10,7 @@ StageCodec hog_svm_codec() {
     c.kind = HogSvmStage::kKind;
     c.write = [](const Stage& stage, StageOut& out) {
         const auto& st = stage.as<HogSvmStage>();
-        out.attr_string("vote_mode", st.vote == VoteMode::Binary ? "binary" : "margin");
+        out.attr_string("vote_mode", st.vote == VoteMode::Binary ? "binary" : st.vote == VoteMode::Margin ? "margin" : "clipped");
         out.attr_float("threshold", st.threshold);
         std::vector<std::int32_t> blocks;
         std::vector<float> weights, bias, alpha;
@@ -31,7 +31,8 @@ StageCodec hog_svm_codec() {
         const std::string mode = in.attr_string("vote_mode");
         if (mode == "binary") st.vote = VoteMode::Binary;
         else if (mode == "margin") st.vote = VoteMode::Margin;
-        else in.fail("@vote_mode", "unknown vote mode '" + mode + "' (expected binary or margin)");
+        else if (mode == "clipped") st.vote = VoteMode::Clipped;
+        else in.fail("@vote_mode", "unknown vote mode '" + mode + "' (expected binary, margin or clipped)");
         st.threshold = in.attr_float("threshold");
         std::size_t n = 0, unused = 0;
         const auto blocks = in.ints("blocks", 2, 4, std::nullopt, n);

@@ -22,7 +22,7 @@ struct DevLearner {
 struct DevStage {
     int count;  // learners
     float threshold;
-    int binary;
+    int vote;  // block_math::vote rule
 };
 
 // What a hog_svm stage kernel reads besides the survivors.
@@ -72,7 +72,7 @@ __device__ __forceinline__ float learner_vote(const DevLearner& l, const HogStag
         }
     block_math::normalise(v, a.norm, a.epsilon, a.hys_clip);
     const float m = block_math::margin(l.w, l.bias, v);
-    return block_math::vote(a.stage.binary != 0, l.alpha, m);
+    return block_math::vote(a.stage.vote, l.alpha, m);
 }
 
 // Small stages. Thread mapping: one thread per window (grid-stride over the survivors, a block
@@ -180,7 +180,7 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
             float v[kBlockDims];
             for (int i = 0; i < kBlockDims; ++i) v[i] = static_cast<float>(bins[threadIdx.x * kBlockDims + i]) * kToGray;
             block_math::normalise(v, h.norm, h.epsilon, h.hys_clip);
-            votes[threadIdx.x] = block_math::vote(h.stage.binary != 0, l.alpha, block_math::margin(l.w, l.bias, v));
+            votes[threadIdx.x] = block_math::vote(h.stage.vote, l.alpha, block_math::margin(l.w, l.bias, v));
         }
         __syncthreads();
         if (threadIdx.x == 0)
@@ -269,7 +269,7 @@ public:
         learners_.reserve(learners.size());
         CK(cudaMemcpy(learners_.p, learners.data(), learners.size() * sizeof(DevLearner), cudaMemcpyHostToDevice));
         args_.learners = learners_.p;
-        args_.stage = {static_cast<int>(stage.learners.size()), stage.threshold, stage.vote == VoteMode::Binary ? 1 : 0};
+        args_.stage = {static_cast<int>(stage.learners.size()), stage.threshold, vote_rule(stage.vote)};
         args_.norm = hog.norm;
         args_.epsilon = hog.epsilon;
         args_.hys_clip = hog.hys_clip;

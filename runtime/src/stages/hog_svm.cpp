@@ -14,7 +14,7 @@ float stage_sum(const HogSvmStage& stage, const HogParams& hog, const Source& so
     for (const HogLearner& l : stage.learners) {
         block_descriptor(source, x, y, l.block, hog, v);
         const float m = learner_margin(l, v);
-        sum += block_math::vote(stage.vote == VoteMode::Binary, l.alpha, m);
+        sum += block_math::vote(vote_rule(stage.vote), l.alpha, m);
     }
     return sum;
 }

@@ -75,7 +75,7 @@ private:
         for (std::size_t i = 0; i < ctx.samples(); ++i)
             for (const HogLearner& l : current_.learners) {
                 samples_.descriptor(i, l.block, cfg_.hog, v);
-                sums[i] += block_math::vote(false, l.alpha, learner_margin(l, v));
+                sums[i] += block_math::vote(block_math::kMarginVote, l.alpha, learner_margin(l, v));
             }
         set_threshold(sums, ctx);
     }

@@ -1,7 +1,11 @@
-// The hog_svm stage trainer (Zhu et al., CVPR 2006; Bilgiç, MIT 2010): discrete AdaBoost whose
-// weak learners are LIBLINEAR SVMs on single HoG blocks. Each round trains candidate SVMs on
-// `candidates_per_round` distinct random blocks of the pool (in parallel), keeps the one of least
-// weighted error, and lowers the stage threshold so that d_min of the positives pass.
+// The hog_svm stage trainer (Zhu et al., CVPR 2006; Bilgiç, MIT 2010): AdaBoost whose weak
+// learners are LIBLINEAR SVMs on single HoG blocks. Each round trains candidate SVMs on
+// `candidates_per_round` distinct random blocks of the pool (in parallel), keeps the best, and
+// lowers the stage threshold so that d_min of the positives pass. With binary votes (discrete
+// AdaBoost, the default) the best candidate has the least weighted error and votes
+// α = ½ ln((1−e)/e) when its margin is ≥ 0; with margin votes (boosting.vote: margin;
+// confidence-rated AdaBoost, Schapire & Singer 1999) each candidate's vote α·m takes the α that
+// minimises the normaliser Z = Σ w·exp(−α·y·m), and the candidate of least Z wins.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -26,6 +30,7 @@ public:
 
     void begin_stage(const StageContext& ctx) override {
         current_ = {};
+        current_.vote = cfg_.boosting.vote;
         reset_weights(ctx);
         recompute_sums(ctx);
     }
@@ -74,38 +79,49 @@ public:
             out.learner.block = block;
             std::copy(svm.weights.begin(), svm.weights.end(), out.learner.weights.begin());
             out.learner.bias = svm.bias;
-            out.decisions.resize(count);
+            out.margins.resize(count);
             double err = 0;
             for (std::size_t i = 0; i < count; ++i) {
                 std::copy_n(feats.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims), kBlockDims, v.begin());
-                out.decisions[i] = learner_margin(out.learner, v) >= 0.0f;
-                if ((out.decisions[i] != 0) != (labels[i] > 0)) err += weights_[i];
+                out.margins[i] = learner_margin(out.learner, v);
+                if ((out.margins[i] >= 0.0f) != (labels[i] > 0)) err += weights_[i];
             }
             out.error = err;
+            if (margin_votes()) {  // h = the vote of α = 1
+                std::vector<float> h(count);
+                for (std::size_t i = 0; i < count; ++i) h[i] = block_math::vote(vote_rule(cfg_.boosting.vote), 1.0f, out.margins[i]);
+                const detail::VoteWeight vw = detail::confidence_rated_alpha(h, labels, weights_);
+                out.alpha = vw.alpha;
+                out.z = vw.z;
+            }
         });
+        // The candidate of least weighted error (binary votes) or least normaliser Z (margin
+        // votes); ties go to the first drawn, so any thread count picks the same one.
         std::size_t best = 0;
         for (std::size_t c = 1; c < nc; ++c)
-            if (cands[c].error < cands[best].error) best = c;
+            if (margin_votes() ? cands[c].z < cands[best].z : cands[c].error < cands[best].error) best = c;
         Candidate& win = cands[best];
-        const double e = std::clamp(win.error, 1e-10, 1.0 - 1e-10);
         RoundResult result;
-        if (e >= 0.5) {
-            result.note = "stage " + std::to_string(ctx.stage) + ": no candidate beats chance (weighted error " +
-                          std::to_string(e) + "); closing the stage";
+        const double e = std::clamp(win.error, 1e-10, 1.0 - 1e-10);
+        if (margin_votes() ? !(win.alpha > 0) : e >= 0.5) {
+            result.note = "stage " + std::to_string(ctx.stage) + ": no candidate beats chance (" +
+                          (margin_votes() ? "normaliser Z " + std::to_string(win.z) : "weighted error " + std::to_string(e)) +
+                          "); closing the stage";
             result.stage_complete = true;
             add_fmax_note(result, ctx.stage);
             return result;
         }
-        const double alpha = 0.5 * std::log((1.0 - e) / e);
-        win.learner.alpha = static_cast<float>(alpha);
-        current_.vote = VoteMode::Binary;
+        win.learner.alpha = static_cast<float>(margin_votes() ? win.alpha : 0.5 * std::log((1.0 - e) / e));
         current_.learners.push_back(win.learner);
+        // Reweight by the vote as the detector adds it (float), so the weights follow the sums.
+        const int rule = vote_rule(cfg_.boosting.vote);
         double total = 0;
         for (std::size_t i = 0; i < count; ++i) {
-            const int h = win.decisions[i] ? 1 : -1;
-            weights_[i] *= std::exp(-alpha * labels[i] * h);
+            const double h = rule == block_math::kBinaryVote ? (win.margins[i] >= 0.0f ? 1.0 : -1.0)
+                                                             : static_cast<double>(block_math::vote(rule, 1.0f, win.margins[i]));
+            weights_[i] *= std::exp(-static_cast<double>(win.learner.alpha) * labels[i] * h);
             total += weights_[i];
-            if (win.decisions[i]) sums_[i] += win.learner.alpha;
+            sums_[i] += block_math::vote(rule, win.learner.alpha, win.margins[i]);
         }
         for (double& w : weights_) w /= total;
         update_threshold(ctx);
@@ -136,9 +152,12 @@ public:
 private:
     struct Candidate {
         HogLearner learner;
-        double error = 1.0;
-        std::vector<std::uint8_t> decisions;
+        double error = 1.0;                  // weighted error of [m >= 0]
+        double alpha = 0.0, z = 1.0;         // margin or clipped votes: the α of least Z, and that Z
+        std::vector<float> margins;          // per sample, as the detector computes them
     };
+
+    bool margin_votes() const { return cfg_.boosting.vote != VoteMode::Binary; }  // margin or clipped: α·h of least Z
 
     void add_fmax_note(RoundResult& r, int stage) const {
         if (!r.stage_complete || current_.learners.empty() || f_ <= cfg_.boosting.f_max) return;
@@ -166,7 +185,7 @@ private:
         for (const HogLearner& l : current_.learners)
             for (std::size_t i = 0; i < ctx.samples(); ++i) {
                 samples_.descriptor(i, l.block, cfg_.hog, v);
-                if (learner_margin(l, v) >= 0.0f) sums_[i] += l.alpha;
+                sums_[i] += block_math::vote(vote_rule(current_.vote), l.alpha, learner_margin(l, v));
             }
         update_threshold(ctx);
     }

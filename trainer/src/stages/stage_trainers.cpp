@@ -19,4 +19,55 @@ void register_stage_trainer(StageTrainerKind kind) { registry().register_kind(st
 const StageTrainerKind* find_stage_trainer(std::string_view kind) { return registry().find(kind); }
 std::string known_stage_trainers() { return registry().names(); }
 
+namespace detail {
+VoteWeight confidence_rated_alpha(const std::vector<float>& margins, const std::vector<int>& labels,
+                                  const std::vector<double>& weights) {
+    // u_i = y_i·m_i over the samples that weigh anything.
+    std::vector<double> u, w;
+    double max_abs = 0;
+    for (std::size_t i = 0; i < margins.size(); ++i)
+        if (weights[i] > 0) {
+            u.push_back(labels[i] > 0 ? static_cast<double>(margins[i]) : -static_cast<double>(margins[i]));
+            w.push_back(weights[i]);
+            max_abs = std::max(max_abs, std::abs(u.back()));
+        }
+    // Z and its first two derivatives at a.
+    const auto at = [&](double a, double& z, double& d1, double& d2) {
+        z = d1 = d2 = 0;
+        for (std::size_t i = 0; i < u.size(); ++i) {
+            const double t = w[i] * std::exp(-a * u[i]);
+            z += t;
+            d1 -= t * u[i];
+            d2 += t * u[i] * u[i];
+        }
+    };
+    VoteWeight out;
+    double z, d1, d2;
+    at(0.0, z, d1, d2);
+    out.z = z;
+    if (!(d1 < 0) || max_abs == 0) return out;  // Z does not fall for any α > 0
+    double lo = 0, hi = 50.0 / max_abs;          // Z'(lo) < 0; the cap
+    at(hi, z, d1, d2);
+    if (d1 <= 0) {  // still falling at the cap
+        out.alpha = hi;
+        out.z = z;
+        return out;
+    }
+    double a = 0;
+    at(a, z, d1, d2);
+    for (int it = 0; it < 100 && hi - lo > 1e-12 * hi; ++it) {
+        if (d1 < 0) lo = a;
+        else hi = a;
+        double next = d2 > 0 ? a - d1 / d2 : 0.5 * (lo + hi);
+        if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);
+        if (std::abs(next - a) <= 1e-12 * std::max(1.0, a)) break;
+        a = next;
+        at(a, z, d1, d2);
+    }
+    out.alpha = a;
+    out.z = z;
+    return out;
+}
+}  // namespace detail
+
 }  // namespace cascadekit

@@ -62,6 +62,19 @@ inline void set_d_min_threshold(const std::vector<float>& sums, const StageConte
     fp_rate = negatives > 0 ? static_cast<double>(fp) / static_cast<double>(negatives) : 0.0;
 }
 
+namespace detail {
+struct VoteWeight {
+    double alpha = 0;  // ≥ 0; 0 when the margins do not agree with the labels at all
+    double z = 1;      // Σ w·exp(−α·y·m) at that α
+};
+// Confidence-rated AdaBoost (Schapire & Singer, 1999) for a weak learner that votes α·m: the α
+// that minimises the normaliser Z(α) = Σ_i w_i·exp(−α·y_i·m_i) (convex in α; Newton steps inside
+// a bisection bracket). α is capped so that no weight grows by more than e^50 in one round (a
+// learner that separates every weighted sample would otherwise take α → ∞).
+VoteWeight confidence_rated_alpha(const std::vector<float>& margins, const std::vector<int>& labels,
+                                  const std::vector<double>& weights);
+}  // namespace detail
+
 StageTrainerKind hog_svm_trainer_kind();        // stages/hog_svm_trainer.cpp
 StageTrainerKind waldboost_lbp_trainer_kind();  // stages/waldboost_lbp_trainer.cpp
 StageTrainerKind hog_dense_trainer_kind();      // stages/hog_dense_trainer.cpp

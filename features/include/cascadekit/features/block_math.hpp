@@ -56,7 +56,13 @@ CASCADEKIT_HD float margin(const float* weights, float bias, const float* v) {
     return m - bias;
 }
 
-// A learner's contribution to its stage's sum: α·[m ≥ 0] (binary vote) or α·m (margin vote).
-CASCADEKIT_HD float vote(bool binary, float alpha, float m) { return binary ? (m >= 0.0f ? alpha : 0.0f) : alpha * m; }
+// A learner's contribution to its stage's sum, by vote rule (VoteMode's values): 0, binary:
+// α·[m ≥ 0]; 1, margin: α·m; 2, clipped: α·clamp(m, −1, 1).
+inline constexpr int kBinaryVote = 0, kMarginVote = 1, kClippedVote = 2;
+CASCADEKIT_HD float vote(int rule, float alpha, float m) {
+    if (rule == kBinaryVote) return m >= 0.0f ? alpha : 0.0f;
+    if (rule == kClippedVote) return alpha * (m < -1.0f ? -1.0f : (m > 1.0f ? 1.0f : m));
+    return alpha * m;
+}
 
 }  // namespace cascadekit::block_math

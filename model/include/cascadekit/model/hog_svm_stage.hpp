@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cascadekit/features/block.hpp"
+#include "cascadekit/features/block_math.hpp"
 #include "cascadekit/features/geometry.hpp"
 #include "cascadekit/model/stage.hpp"
 
@@ -19,10 +20,14 @@ struct HogLearner {
     friend bool operator==(const HogLearner&, const HogLearner&) = default;
 };
 
+// The values are block_math::vote's rules.
 enum class VoteMode {
-    Binary,  // stage sum Σ α·[m ≥ 0]   (discrete AdaBoost, Zhu et al., CVPR 2006; Bilgiç, MIT 2010)
-    Margin   // stage sum Σ α·m         (one such stage of 105 blocks is a dense Dalal-Triggs SVM)
+    Binary = block_math::kBinaryVote,    // Σ α·[m ≥ 0] (discrete AdaBoost, Zhu et al., CVPR 2006; Bilgiç, MIT 2010)
+    Margin = block_math::kMarginVote,    // Σ α·m (one such stage of 105 blocks is a dense Dalal-Triggs SVM)
+    Clipped = block_math::kClippedVote   // Σ α·clamp(m, −1, 1) (confidence-rated AdaBoost, Schapire & Singer 1999;
+                                         // schema 7): no block outvotes the others by an outlying margin
 };
+inline int vote_rule(VoteMode v) { return static_cast<int>(v); }
 
 // A window passes when its stage sum (learner order, float arithmetic) >= threshold.
 // Invariants (validate): 1..kMaxStageSize learners; every block inside the window with even

@@ -9,6 +9,7 @@
 #include "cascadekit/features/block.hpp"
 #include "cascadekit/features/image.hpp"
 #include "cascadekit/model/cascade.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
 #include "cascadekit/runtime/detector.hpp"
 
 namespace cascadekit {
@@ -23,6 +24,8 @@ enum class TrainKind {
     Dense     // Dalal & Triggs' single SVM on every block, one round of bootstrapping
 };
 inline constexpr EnumNames<TrainKind, 2> kTrainKindNames{{{{TrainKind::Cascade, "cascade"}, {TrainKind::Dense, "dense"}}}};
+inline constexpr EnumNames<VoteMode, 3> kVoteModeNames{
+    {{{VoteMode::Binary, "binary"}, {VoteMode::Margin, "margin"}, {VoteMode::Clipped, "clipped"}}}};
 enum class DataLayout { Inria, Lists, Folders, Annotated };
 inline constexpr EnumNames<DataLayout, 4> kDataLayoutNames{{{{DataLayout::Inria, "inria"},
                                                              {DataLayout::Lists, "lists"},
@@ -102,6 +105,11 @@ struct BoostingConfig {
     // kept out of the SVMs and AdaBoost weights and only help set each stage threshold, which then
     // keeps d_min of these unseen positives as well as of the training ones. 0: off.
     int calibration_every = 0;
+    // hog_svm stages: how a learner votes. Binary: α·[m ≥ 0] with α from the weighted error
+    // (discrete AdaBoost, Zhu et al.); margin: α·h with h = m, clipped: with h = clamp(m, −1, 1);
+    // α minimising Schapire & Singer's normaliser Z = Σ w·exp(−α·y·h) (confidence-rated
+    // AdaBoost), the block of least Z winning.
+    VoteMode vote = VoteMode::Binary;
 };
 
 // WaldBoost sequences of multi-block LBP tables (Šochman & Matas, CVPR 2005), the
