@@ -353,6 +353,38 @@ TEST(Trainer, MarginVotesTakeTheAlphaOfLeastZAndKeepDMin) {
   }
 }
 
+// boosting.stop_when_stalled: the cascade ends once N hog_svm stages in a row have each used all
+// max_learners_per_stage learners, and says so; resumed runs count the same.
+TEST(Trainer, StalledStagesEndTheCascadeAndSaySo) {
+    SyntheticData d = make_data("trainer_stalled");
+    TrainConfig cfg = tiny_config();
+    cfg.boosting.f_max = 0.001;  // no stage of 2 learners gets there
+    cfg.boosting.max_learners_per_stage = 2;
+    cfg.boosting.max_stages = 6;
+    TrainOptions plain;
+    plain.model_out = d.dir / "plain.h5";
+    Quiet q0;
+    const TrainSummary all = train(cfg, d.train, read_pgm, plain, q0);
+    ASSERT_EQ(all.stages, 6) << all.stop_reason;  // without the option: every stage, all stalled
+    cfg.boosting.stop_when_stalled = 3;
+    cfg.text += "\n# stop_when_stalled: 3\n";
+    TrainOptions opt;
+    opt.model_out = d.dir / "stalled.h5";
+    opt.created_utc = "2026-11-25T00:00:00Z";
+    Quiet obs;
+    const TrainSummary s = train(cfg, d.train, read_pgm, opt, obs);
+    EXPECT_TRUE(s.finished);
+    EXPECT_FALSE(s.negatives_exhausted);
+    EXPECT_EQ(s.stages, 3);
+    EXPECT_NE(s.stop_reason.find("stalled: stages 1-3 each used all 2 learners"), std::string::npos) << s.stop_reason;
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_EQ(m.stages.size(), 3u);
+    // The stalled model is the plain run's first three stages.
+    const CascadeModel p = load_model(plain.model_out);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_TRUE(m.stages[i] == p.stages[i]) << "stage " << i + 1;
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 1);
+}
+
 TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {
     SyntheticData d = make_data("trainer_exhaust");
     TrainConfig cfg = tiny_config();
@@ -552,6 +584,7 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"boosting: {calibration_every: -3}", "x.yaml: boosting.calibration_every: must be 0 (off) or >= 2"},
         {"boosting: {calibration_every: 5, stage_kind: waldboost_lbp}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
         {"kind: dense\nboosting: {calibration_every: 5}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
+        {"boosting: {stop_when_stalled: -1}", "x.yaml: boosting.stop_when_stalled: must be >= 0"},
         {"boosting: {vote: real}", "x.yaml: boosting.vote: must be binary, margin or clipped"},
         {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
         {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},

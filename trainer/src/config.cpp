@@ -147,6 +147,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.negatives_per_stage", b.negatives_per_stage);
     r.get("boosting.calibration_every", b.calibration_every);
     r.get("boosting.vote", vote);
+    r.get("boosting.stop_when_stalled", b.stop_when_stalled);
     WaldBoostConfig& wb = c.waldboost;
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
     r.get("waldboost.alpha", wb.alpha);
@@ -257,6 +258,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
             std::none_of(kinds.begin(), kinds.end(), [](const std::string& k) { return k == "hog_svm" || k == "hog_dense"; }))
             r.fail("boosting.calibration_every", "only hog_svm and hog_dense stages use calibration crops, and this run trains none");
     }
+    if (b.stop_when_stalled < 0) r.fail("boosting.stop_when_stalled", "must be >= 0 (0 = off)");
     if (!kVoteModeNames.parse(vote, b.vote)) r.fail("boosting.vote", "must be " + kVoteModeNames.choices());
     if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
     if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());

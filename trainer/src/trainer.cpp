@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 
 #include "cascadekit/io/model_file.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
 #include "cascadekit/trainer/stage_trainer.hpp"
 #include "checkpoint.hpp"
 #include "dense.hpp"
@@ -255,6 +257,23 @@ private:
         obs_.on_round(r);
     }
 
+    static std::string rate_text(double r) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g", r);
+        return buf;
+    }
+
+    // How many hog_svm stages at the end of the cascade each used all max_learners_per_stage
+    // learners. Read off the stages themselves, so a resumed run counts as the first did.
+    int stalled_stages() const {
+        int n = 0;
+        for (auto it = ck_.stages.rbegin(); it != ck_.stages.rend(); ++it, ++n) {
+            const auto* h = it->get_if<HogSvmStage>();
+            if (h == nullptr || static_cast<int>(h->learners.size()) < cfg_.boosting.max_learners_per_stage) break;
+        }
+        return n;
+    }
+
     void finish_stage() {
         const int stage = stage_number();
         if (finish_requested_) {
@@ -296,11 +315,20 @@ private:
             ck_.exhausted = true;
             return;
         }
-        // Complete (F_target or max_stages): done, unless boosting.final_stage asks for one more.
-        const bool complete = ck_.cascade_fp_rate <= cfg_.boosting.F_target || static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages;
+        // Complete (F_target, max_stages or stalled): done, unless boosting.final_stage asks for one more.
+        const int stalled = stalled_stages();
+        const bool complete = ck_.cascade_fp_rate <= cfg_.boosting.F_target ||
+                              static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages ||
+                              (cfg_.boosting.stop_when_stalled > 0 && stalled >= cfg_.boosting.stop_when_stalled);
         if (complete) {
             ck_.finished = true;
-            ck_.stop_reason = ck_.cascade_fp_rate <= cfg_.boosting.F_target ? "reached F_target" : "reached max_stages";
+            ck_.stop_reason = ck_.cascade_fp_rate <= cfg_.boosting.F_target ? "reached F_target"
+                              : static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages
+                                  ? "reached max_stages"
+                                  : "stalled: stages " + std::to_string(stage - stalled + 1) + "-" + std::to_string(stage) +
+                                        " each used all " + std::to_string(cfg_.boosting.max_learners_per_stage) +
+                                        " learners without reaching f_max (boosting.stop_when_stalled), at F " +
+                                        rate_text(ck_.cascade_fp_rate);
             if (cfg_.boosting.final_stage.empty()) return;
         }
         // Bootstrapping: the next stage (or the final one) trains on the cascade's false positives.

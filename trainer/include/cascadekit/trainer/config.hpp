@@ -105,6 +105,10 @@ struct BoostingConfig {
     // kept out of the SVMs and AdaBoost weights and only help set each stage threshold, which then
     // keeps d_min of these unseen positives as well as of the training ones. 0: off.
     int calibration_every = 0;
+    // End the cascade once this many hog_svm stages in a row have each used all
+    // max_learners_per_stage learners (their FP rates stayed above f_max): later stages would
+    // reject little for their cost. 0: off.
+    int stop_when_stalled = 0;
     // hog_svm stages: how a learner votes. Binary: α·[m ≥ 0] with α from the weighted error
     // (discrete AdaBoost, Zhu et al.); margin: α·h with h = m, clipped: with h = clamp(m, −1, 1);
     // α minimising Schapire & Singer's normaliser Z = Σ w·exp(−α·y·h) (confidence-rated
