@@ -348,8 +348,8 @@ TEST(Trainer, MarginVotesTakeTheAlphaOfLeastZAndKeepDMin) {
     EXPECT_GE(detection, 0.6);
     EXPECT_LE(fppw, 0.005);
     EXPECT_GT(detection, 100 * fppw);
-    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 3);
-    expect_same_bytes_with_threads(cfg, d, opt, 1);
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 2);
+    if (mode == VoteMode::Clipped) expect_same_bytes_with_threads(cfg, d, opt, 1);
   }
 }
 
@@ -382,7 +382,7 @@ TEST(Trainer, StalledStagesEndTheCascadeAndSaySo) {
     // The stalled model is the plain run's first three stages.
     const CascadeModel p = load_model(plain.model_out);
     for (std::size_t i = 0; i < 3; ++i) EXPECT_TRUE(m.stages[i] == p.stages[i]) << "stage " << i + 1;
-    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 1);
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 3);  // stops inside stages 2 and 3
 }
 
 TEST(Trainer, ExhaustedNegativesStopTrainingAndSaySo) {
