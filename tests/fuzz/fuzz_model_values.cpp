@@ -43,9 +43,9 @@ private:
 CascadeModel base_model() {
     CascadeModel m;
     const auto pool = make_block_pool("zhu", 64, 128);
-    for (int s = 0; s < 2; ++s) {
+    for (int s = 0; s < 3; ++s) {  // one stage of each vote mode
         HogSvmStage st;
-        st.vote = s == 0 ? VoteMode::Binary : VoteMode::Margin;
+        st.vote = s == 0 ? VoteMode::Binary : s == 1 ? VoteMode::Margin : VoteMode::Clipped;
         for (int i = 0; i < 3; ++i) {
             HogLearner l;
             l.block = pool[static_cast<std::size_t>(97 * (s * 3 + i) + 11) % pool.size()];
