@@ -322,13 +322,13 @@ private:
                               (cfg_.boosting.stop_when_stalled > 0 && stalled >= cfg_.boosting.stop_when_stalled);
         if (complete) {
             ck_.finished = true;
-            ck_.stop_reason = ck_.cascade_fp_rate <= cfg_.boosting.F_target ? "reached F_target"
-                              : static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages
-                                  ? "reached max_stages"
-                                  : "stalled: stages " + std::to_string(stage - stalled + 1) + "-" + std::to_string(stage) +
-                                        " each used all " + std::to_string(cfg_.boosting.max_learners_per_stage) +
-                                        " learners without reaching f_max (boosting.stop_when_stalled), at F " +
-                                        rate_text(ck_.cascade_fp_rate);
+            if (ck_.cascade_fp_rate <= cfg_.boosting.F_target) ck_.stop_reason = "reached F_target";
+            else if (static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages) ck_.stop_reason = "reached max_stages";
+            else
+                ck_.stop_reason = "stalled: stages " + std::to_string(stage - stalled + 1) + "-" + std::to_string(stage) +
+                                  " each used all " + std::to_string(cfg_.boosting.max_learners_per_stage) +
+                                  " learners without reaching f_max (boosting.stop_when_stalled), at F " +
+                                  rate_text(ck_.cascade_fp_rate);
             if (cfg_.boosting.final_stage.empty()) return;
         }
         // Bootstrapping: the next stage (or the final one) trains on the cascade's false positives.

@@ -3,9 +3,9 @@
 // `candidates_per_round` distinct random blocks of the pool (in parallel), keeps the best, and
 // lowers the stage threshold so that d_min of the positives pass. With binary votes (discrete
 // AdaBoost, the default) the best candidate has the least weighted error and votes
-// α = ½ ln((1−e)/e) when its margin is ≥ 0; with margin votes (boosting.vote: margin;
-// confidence-rated AdaBoost, Schapire & Singer 1999) each candidate's vote α·m takes the α that
-// minimises the normaliser Z = Σ w·exp(−α·y·m), and the candidate of least Z wins.
+// α = ½ ln((1−e)/e) when its margin is ≥ 0; with confidence-rated votes (boosting.vote: margin,
+// h = m, or clipped, h = clamp(m, −1, 1); Schapire & Singer 1999) each candidate's vote α·h
+// takes the α that minimises the normaliser Z = Σ w·exp(−α·y·h), and the candidate of least Z wins.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -87,7 +87,7 @@ public:
                 if ((out.margins[i] >= 0.0f) != (labels[i] > 0)) err += weights_[i];
             }
             out.error = err;
-            if (margin_votes()) {  // h = the vote of α = 1
+            if (confidence_votes()) {  // h = the vote of α = 1
                 std::vector<float> h(count);
                 for (std::size_t i = 0; i < count; ++i) h[i] = block_math::vote(vote_rule(cfg_.boosting.vote), 1.0f, out.margins[i]);
                 const detail::VoteWeight vw = detail::confidence_rated_alpha(h, labels, weights_);
@@ -95,23 +95,23 @@ public:
                 out.z = vw.z;
             }
         });
-        // The candidate of least weighted error (binary votes) or least normaliser Z (margin
-        // votes); ties go to the first drawn, so any thread count picks the same one.
+        // The candidate of least weighted error (binary votes) or least normaliser Z (margin or
+        // clipped votes); ties go to the first drawn, so any thread count picks the same one.
         std::size_t best = 0;
         for (std::size_t c = 1; c < nc; ++c)
-            if (margin_votes() ? cands[c].z < cands[best].z : cands[c].error < cands[best].error) best = c;
+            if (confidence_votes() ? cands[c].z < cands[best].z : cands[c].error < cands[best].error) best = c;
         Candidate& win = cands[best];
         RoundResult result;
         const double e = std::clamp(win.error, 1e-10, 1.0 - 1e-10);
-        if (margin_votes() ? !(win.alpha > 0) : e >= 0.5) {
+        if (confidence_votes() ? !(win.alpha > 0) : e >= 0.5) {
             result.note = "stage " + std::to_string(ctx.stage) + ": no candidate beats chance (" +
-                          (margin_votes() ? "normaliser Z " + std::to_string(win.z) : "weighted error " + std::to_string(e)) +
+                          (confidence_votes() ? "normaliser Z " + std::to_string(win.z) : "weighted error " + std::to_string(e)) +
                           "); closing the stage";
             result.stage_complete = true;
             add_fmax_note(result, ctx.stage);
             return result;
         }
-        win.learner.alpha = static_cast<float>(margin_votes() ? win.alpha : 0.5 * std::log((1.0 - e) / e));
+        win.learner.alpha = static_cast<float>(confidence_votes() ? win.alpha : 0.5 * std::log((1.0 - e) / e));
         current_.learners.push_back(win.learner);
         // Reweight by the vote as the detector adds it (float), so the weights follow the sums.
         const int rule = vote_rule(cfg_.boosting.vote);
@@ -157,7 +157,7 @@ private:
         std::vector<float> margins;          // per sample, as the detector computes them
     };
 
-    bool margin_votes() const { return cfg_.boosting.vote != VoteMode::Binary; }  // margin or clipped: α·h of least Z
+    bool confidence_votes() const { return cfg_.boosting.vote != VoteMode::Binary; }  // margin or clipped: α·h of least Z
 
     void add_fmax_note(RoundResult& r, int stage) const {
         if (!r.stage_complete || current_.learners.empty() || f_ <= cfg_.boosting.f_max) return;
