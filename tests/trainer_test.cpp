@@ -353,6 +353,38 @@ TEST(Trainer, MarginVotesTakeTheAlphaOfLeastZAndKeepDMin) {
   }
 }
 
+// boosting.vote_sequence: each stage votes as its entry says (the last repeating). The first
+// stage is the all-clipped run's, byte for byte; the later ones are binary; resume, which restarts
+// inside the second stage, keeps each stage's votes.
+TEST(Trainer, VoteSequenceSetsEachStagesVotes) {
+    SyntheticData d = make_data("trainer_vote_sequence");
+    TrainConfig clipped = tiny_config();
+    clipped.boosting.vote = VoteMode::Clipped;
+    clipped.boosting.max_stages = 3;
+    clipped.text += "\n# vote: clipped\n";
+    TrainOptions all;
+    all.model_out = d.dir / "clipped.h5";
+    Quiet q0;
+    ASSERT_TRUE(train(clipped, d.train, read_pgm, all, q0).finished);
+    TrainConfig cfg = tiny_config();
+    cfg.boosting.vote_sequence = {VoteMode::Clipped, VoteMode::Binary};
+    cfg.boosting.max_stages = 3;
+    cfg.text += "\n# vote_sequence: [clipped, binary]\n";
+    TrainOptions opt;
+    opt.model_out = d.dir / "sequence.h5";
+    opt.created_utc = "2026-11-25T00:00:00Z";
+    Quiet obs;
+    ASSERT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    const CascadeModel m = load_model(opt.model_out), c = load_model(all.model_out);
+    ASSERT_EQ(m.stages.size(), 3u);
+    EXPECT_TRUE(m.stages[0] == c.stages[0]) << "stage 1 differs from the all-clipped run's";
+    for (std::size_t s = 0; s < m.stages.size(); ++s)
+        EXPECT_EQ(m.stages[s].as<HogSvmStage>().vote, s == 0 ? VoteMode::Clipped : VoteMode::Binary) << "stage " << s + 1;
+    const auto [detection, fppw] = held_out_rates(m, d);
+    EXPECT_GT(detection, 100 * fppw);
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 5);
+}
+
 // boosting.stop_when_stalled: the cascade ends once N hog_svm stages in a row have each used all
 // max_learners_per_stage learners, and says so; resumed runs count the same.
 TEST(Trainer, StalledStagesEndTheCascadeAndSaySo) {
@@ -586,6 +618,9 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"kind: dense\nboosting: {calibration_every: 5}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
         {"boosting: {stop_when_stalled: -1}", "x.yaml: boosting.stop_when_stalled: must be >= 0"},
         {"boosting: {vote: real}", "x.yaml: boosting.vote: must be binary, margin or clipped"},
+        {"boosting: {vote_sequence: [clipped, real]}", "x.yaml: boosting.vote_sequence: entry 'real' must be binary, margin or clipped"},
+        {"boosting: {vote: binary, vote_sequence: [clipped]}", "x.yaml: boosting.vote_sequence: give either boosting.vote"},
+        {"boosting: {vote_sequence: clipped}", "x.yaml: boosting.vote_sequence: has the wrong type"},
         {"window: {width: 99999999999}", "x.yaml: window.width: has the wrong type"},
         {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},
         {"data: {negative_transforms: [mirror, mirror]}", "x.yaml: data.negative_transforms: 'mirror' given twice"},
@@ -603,6 +638,13 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
     EXPECT_EQ(parse_train_config("hog: {gamma: sqrt}", "x.yaml").hog.gamma, GrayGamma::Sqrt);
     EXPECT_EQ(parse_train_config("hog: {votes: split}", "x.yaml").hog.votes, OrientationVotes::Split);
     EXPECT_EQ(parse_train_config("hog: {gamma: sqrt}", "x.yaml").hog.votes, OrientationVotes::Nearest);
+    {  // stages 1, 2, … take the listed votes, the last repeating; without a list, boosting.vote
+        const TrainConfig v = parse_train_config("boosting: {vote_sequence: [clipped, margin, binary]}", "x.yaml");
+        const VoteMode want[] = {VoteMode::Clipped, VoteMode::Margin, VoteMode::Binary, VoteMode::Binary, VoteMode::Binary};
+        for (int s = 1; s <= 5; ++s) EXPECT_EQ(vote_of_stage(v, s), want[s - 1]) << "stage " << s;
+        const TrainConfig one = parse_train_config("boosting: {vote: clipped}", "x.yaml");
+        for (int s = 1; s <= 3; ++s) EXPECT_EQ(vote_of_stage(one, s), VoteMode::Clipped);
+    }
     for (const auto& [text, message] : cases) {
         try {
             parse_train_config(text, "x.yaml");

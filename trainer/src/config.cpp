@@ -39,6 +39,7 @@ public:
         if constexpr (std::is_floating_point_v<T>)
             if (!std::isfinite(out)) fail(key, "must be a finite number");
     }
+    bool has(const std::string& key) const { return values_.count(key) != 0; }
     [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
         throw ConfigError(origin_ + ": " + key + ": " + problem);
     }
@@ -147,6 +148,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.negatives_per_stage", b.negatives_per_stage);
     r.get("boosting.calibration_every", b.calibration_every);
     r.get("boosting.vote", vote);
+    std::vector<std::string> vote_sequence;
+    r.get("boosting.vote_sequence", vote_sequence);
     r.get("boosting.stop_when_stalled", b.stop_when_stalled);
     WaldBoostConfig& wb = c.waldboost;
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
@@ -260,6 +263,12 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     }
     if (b.stop_when_stalled < 0) r.fail("boosting.stop_when_stalled", "must be >= 0 (0 = off)");
     if (!kVoteModeNames.parse(vote, b.vote)) r.fail("boosting.vote", "must be " + kVoteModeNames.choices());
+    if (vote_sequence.size() > kMaxStages) r.fail("boosting.vote_sequence", "more entries than the stage limit");
+    if (!vote_sequence.empty() && r.has("boosting.vote"))
+        r.fail("boosting.vote_sequence", "give either boosting.vote (every stage) or boosting.vote_sequence (stage by stage), not both");
+    for (const std::string& v : vote_sequence)
+        if (!kVoteModeNames.parse(v, b.vote_sequence.emplace_back()))
+            r.fail("boosting.vote_sequence", "entry '" + v + "' must be " + kVoteModeNames.choices());
     if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
     if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");
@@ -317,6 +326,12 @@ TrainConfig load_train_config(const std::string& file) {
 const std::string& stage_kind_of(const TrainConfig& c, int stage) {
     const auto& seq = c.boosting.stage_sequence;
     if (seq.empty()) return c.boosting.stage_kind;
+    return seq[std::min(static_cast<std::size_t>(std::max(stage, 1)) - 1, seq.size() - 1)];
+}
+
+VoteMode vote_of_stage(const TrainConfig& c, int stage) {
+    const auto& seq = c.boosting.vote_sequence;
+    if (seq.empty()) return c.boosting.vote;
     return seq[std::min(static_cast<std::size_t>(std::max(stage, 1)) - 1, seq.size() - 1)];
 }
 

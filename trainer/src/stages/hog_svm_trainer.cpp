@@ -30,7 +30,7 @@ public:
 
     void begin_stage(const StageContext& ctx) override {
         current_ = {};
-        current_.vote = cfg_.boosting.vote;
+        current_.vote = vote_of_stage(cfg_, ctx.stage);
         reset_weights(ctx);
         recompute_sums(ctx);
     }
@@ -89,7 +89,7 @@ public:
             out.error = err;
             if (confidence_votes()) {  // h = the vote of α = 1
                 std::vector<float> h(count);
-                for (std::size_t i = 0; i < count; ++i) h[i] = block_math::vote(vote_rule(cfg_.boosting.vote), 1.0f, out.margins[i]);
+                for (std::size_t i = 0; i < count; ++i) h[i] = block_math::vote(vote_rule(current_.vote), 1.0f, out.margins[i]);
                 const detail::VoteWeight vw = detail::confidence_rated_alpha(h, labels, weights_);
                 out.alpha = vw.alpha;
                 out.z = vw.z;
@@ -114,7 +114,7 @@ public:
         win.learner.alpha = static_cast<float>(confidence_votes() ? win.alpha : 0.5 * std::log((1.0 - e) / e));
         current_.learners.push_back(win.learner);
         // Reweight by the vote as the detector adds it (float), so the weights follow the sums.
-        const int rule = vote_rule(cfg_.boosting.vote);
+        const int rule = vote_rule(current_.vote);
         double total = 0;
         for (std::size_t i = 0; i < count; ++i) {
             const double h = rule == block_math::kBinaryVote ? (win.margins[i] >= 0.0f ? 1.0 : -1.0)
@@ -157,7 +157,7 @@ private:
         std::vector<float> margins;          // per sample, as the detector computes them
     };
 
-    bool confidence_votes() const { return cfg_.boosting.vote != VoteMode::Binary; }  // margin or clipped: α·h of least Z
+    bool confidence_votes() const { return current_.vote != VoteMode::Binary; }  // margin or clipped: α·h of least Z
 
     void add_fmax_note(RoundResult& r, int stage) const {
         if (!r.stage_complete || current_.learners.empty() || f_ <= cfg_.boosting.f_max) return;

@@ -114,6 +114,9 @@ struct BoostingConfig {
     // α minimising Schapire & Singer's normaliser Z = Σ w·exp(−α·y·h) (confidence-rated
     // AdaBoost), the block of least Z winning.
     VoteMode vote = VoteMode::Binary;
+    // hog_svm stages 1, 2, …: the vote of each, the last repeating (e.g. clipped votes for the
+    // first stages, which every window meets, and binary votes after); empty: `vote` for all.
+    std::vector<VoteMode> vote_sequence;
 };
 
 // WaldBoost sequences of multi-block LBP tables (Šochman & Matas, CVPR 2005), the
@@ -188,6 +191,8 @@ std::string to_string(TrainKind kind);
 
 // The stage kind of stage `stage` (1-based) under config.boosting.
 const std::string& stage_kind_of(const TrainConfig& config, int stage);
+// How stage `stage` (1-based)'s hog_svm learners vote: boosting.vote_sequence, else boosting.vote.
+VoteMode vote_of_stage(const TrainConfig& config, int stage);
 
 // Parses and validates; unknown keys and out-of-range values throw ConfigError naming `origin`
 // (the file) and the key. Units: window in pixels; hog.epsilon in gray levels of summed gradient
