@@ -551,6 +551,101 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
     EXPECT_GE(with_detections, 2u);
 }
 
+// HoG stages run 8 or 4 windows side by side (runtime/src/stages/hog_svm.cpp), and rows go
+// through the cascade stage by stage over the windows still in it: every window's outcome, score
+// bits, cleared sum and learner count equal the window-by-window evaluation, for every block
+// normalisation and vote rule, steps 1 to 8, rows of 1 to 200 windows, and arbitrary lists of
+// windows (evaluate_windows, and evaluate_stages_windows continuing after the first stage).
+TEST(CpuDetector, HogRowsSideBySideEqualWindowByWindow) {
+    const GrayImage img = blobby_image(260, 200, 7);
+    std::size_t cases = 0, passed_all = 0;
+    std::vector<std::size_t> rejected_at(4, 0);
+    for (const BlockNorm norm : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt}) {
+        CascadeModel m = random_model(300u + static_cast<unsigned>(norm), 4, 6, 0);  // binary, margin, binary, clipped
+        m.hog.norm = norm;
+        LevelFeatures f;
+        compute_image_features(img, {true, false}, m.hog.gradient(), f);
+        // Thresholds at the 35th percentile of each stage's sums over a grid of windows: about a
+        // third of the windows leave at each stage.
+        for (Stage& st : m.stages) {
+            HogSvmStage& h = st.as<HogSvmStage>();
+            std::vector<float> sums;
+            for (int y = 0; y + 128 <= img.height; y += 9)
+                for (int x = 0; x + 64 <= img.width; x += 7) sums.push_back(hog_stage_sum(h, m.hog, f.hog, x, y));
+            std::nth_element(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(sums.size() * 35 / 100), sums.end());
+            h.threshold = sums[sums.size() * 35 / 100];
+        }
+        const CascadeEvaluator ev(m);
+        const auto same = [&](const WindowProgress& p, const WindowProgress& q, const std::string& where) {
+            ASSERT_EQ(p.outcome.rejected_at, q.outcome.rejected_at) << where;
+            ASSERT_EQ(p.outcome.weak_evaluated, q.outcome.weak_evaluated) << where;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(p.outcome.score), std::bit_cast<std::uint32_t>(q.outcome.score)) << where;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(p.cleared), std::bit_cast<std::uint32_t>(q.cleared)) << where;
+        };
+        for (int step : {1, 3, 8})
+            for (int y : {0, 31, img.height - 128}) {
+                const int count = (img.width - 64) / step + 1;
+                for (int x0 : {0, step == 1 ? 5 : 0})
+                    for (int n : {1, 3, 5, 8, 13, count - x0 / step}) {
+                        if (n > count - x0) continue;
+                        std::vector<WindowProgress> progress(static_cast<std::size_t>(n));
+                        std::vector<std::uint8_t> passed(static_cast<std::size_t>(n));
+                        ev.evaluate_stages_row(f, x0, step, n, y, 0, m.stages.size(), progress.data(), passed.data());
+                        for (int k = 0; k < n; ++k) {
+                            WindowProgress p;
+                            const bool ok = ev.evaluate_stages(f, x0 + k * step, y, 0, m.stages.size(), p);
+                            const std::string where = std::string(to_string(norm)) + " step " + std::to_string(step) + " y " +
+                                                      std::to_string(y) + " window " + std::to_string(k) + " of " + std::to_string(n);
+                            ASSERT_EQ(ok, passed[static_cast<std::size_t>(k)] != 0) << where;
+                            same(p, progress[static_cast<std::size_t>(k)], where);
+                            ++cases;
+                            if (ok) ++passed_all;
+                            else ++rejected_at[static_cast<std::size_t>(p.outcome.rejected_at)];
+                        }
+                    }
+            }
+        // Lists of windows anywhere in a row, as the survivors of earlier stages are.
+        std::mt19937 rng(11);
+        std::uniform_int_distribution<int> any_x(0, img.width - 64);
+        for (int count = 1; count <= 40; count += 3) {  // continuing after stage 1 (evaluate_stages_windows)
+            std::vector<int> xs;
+            std::vector<WindowProgress> progress;
+            while (static_cast<int>(xs.size()) < count) {
+                const int x = any_x(rng);
+                WindowProgress p;
+                if (ev.evaluate_stages(f, x, 60, 0, 1, p)) xs.push_back(x), progress.push_back(p);
+            }
+            std::vector<std::uint8_t> passed(xs.size());
+            ev.evaluate_stages_windows(f, xs.data(), count, 60, 1, m.stages.size(), progress.data(), passed.data());
+            for (int k = 0; k < count; ++k) {
+                WindowProgress p;
+                const bool ok = ev.evaluate_stages(f, xs[static_cast<std::size_t>(k)], 60, 0, m.stages.size(), p);
+                const std::string where = std::string(to_string(norm)) + " list of " + std::to_string(count) + ", window " + std::to_string(k);
+                ASSERT_EQ(ok, passed[static_cast<std::size_t>(k)] != 0) << where;
+                same(p, progress[static_cast<std::size_t>(k)], where);
+            }
+        }
+        for (std::size_t s = 0; s < m.stages.size(); ++s) {
+            const std::unique_ptr<StageEvaluator> one = find_cpu_stage_kind("hog_svm")->make(m.stages[s], m);
+            for (int count = 1; count <= 19; ++count) {
+                std::vector<int> xs(static_cast<std::size_t>(count));
+                for (int& x : xs) x = any_x(rng);
+                std::vector<StageOutcome> out(xs.size());
+                one->evaluate_windows(f, xs.data(), count, 40, out.data());
+                for (int k = 0; k < count; ++k) {
+                    const StageOutcome o = one->evaluate(f, xs[static_cast<std::size_t>(k)], 40);
+                    ASSERT_EQ(std::bit_cast<std::uint32_t>(o.score), std::bit_cast<std::uint32_t>(out[static_cast<std::size_t>(k)].score))
+                        << to_string(norm) << " stage " << s << " list of " << count << ", window " << k;
+                    ASSERT_EQ(o.weak_evaluated, out[static_cast<std::size_t>(k)].weak_evaluated);
+                }
+            }
+        }
+    }
+    // Windows left at every stage and windows went through all of them.
+    for (std::size_t s = 0; s < rejected_at.size(); ++s) EXPECT_GT(rejected_at[s], cases / 40) << "stage " << s;
+    EXPECT_GT(passed_all, cases / 40);
+}
+
 // WaldBoost rows run side by side (SIMD code loops, then the survivors alone): every window's
 // outcome, score bits and weak-classifier count equal the window-by-window evaluation, for
 // sequences from 1 to 300 weak classifiers, every step the detector may use (1 and 2 have their

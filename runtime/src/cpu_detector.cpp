@@ -27,7 +27,8 @@ struct RowResult {
     std::vector<std::uint64_t> rejected;
     std::uint64_t weak = 0;
     std::uint64_t scanned = 0;
-    std::vector<std::pair<int, WindowProgress>> survivors;  // lazy features: windows past the prefix (x, progress)
+    std::vector<int> survivor_x;  // lazy features: windows past the prefix (x, progress)
+    std::vector<WindowProgress> survivors;
 };
 }  // namespace
 
@@ -88,7 +89,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                     const WindowProgress& p = progress[static_cast<std::size_t>(col)];
                     if (!passed[static_cast<std::size_t>(col)]) record(out, x, y, p.outcome);
                     else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
-                    else out.survivors.push_back({x, p});
+                    else out.survivor_x.push_back(x), out.survivors.push_back(p);
                 }
                 if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
             }
@@ -104,13 +105,17 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                 compute_level_features(*img, rest, gradient, features_, level_colour);
             }
             tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+                std::vector<std::uint8_t> passed;
                 for (int row = r.begin(); row < r.end(); ++row) {
                     RowResult& out = row_results[static_cast<std::size_t>(row)];
                     const int y = row * params_.stride;
-                    for (auto& [x, p] : out.survivors)
-                        record(out, x, y, evaluator_.evaluate_stages(features_, x, y, prefix, n_stages, p)
-                                              ? CascadeEvaluator::finish(p)
-                                              : p.outcome);
+                    const int n = static_cast<int>(out.survivors.size());
+                    passed.resize(out.survivors.size());
+                    evaluator_.evaluate_stages_windows(features_, out.survivor_x.data(), n, y, prefix, n_stages,
+                                                       out.survivors.data(), passed.data());
+                    for (std::size_t i = 0; i < out.survivors.size(); ++i)
+                        record(out, out.survivor_x[i], y,
+                               passed[i] ? CascadeEvaluator::finish(out.survivors[i]) : out.survivors[i].outcome);
                 }
             });
         }

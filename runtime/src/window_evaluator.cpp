@@ -57,6 +57,10 @@ void StageEvaluator::evaluate_row(const LevelFeatures& f, int x0, int step, int 
     for (int k = 0; k < count; ++k) out[k] = evaluate(f, x0 + k * step, y);
 }
 
+void StageEvaluator::evaluate_windows(const LevelFeatures& f, const int* xs, int count, int y, StageOutcome* out) const {
+    for (int k = 0; k < count; ++k) out[k] = evaluate(f, xs[k], y);
+}
+
 namespace {
 // Folds one stage's outcome into a window's progress; false when the stage rejected it.
 bool fold(const StageOutcome& o, std::size_t stage, WindowProgress& p) {
@@ -71,17 +75,47 @@ bool fold(const StageOutcome& o, std::size_t stage, WindowProgress& p) {
 }
 }  // namespace
 
+template <class XOf>
+void CascadeEvaluator::run_alive(const LevelFeatures& f, XOf xs_of, int y, std::size_t begin, std::size_t end,
+                                 WindowProgress* progress, std::vector<int>& alive) const {
+    thread_local std::vector<int> xs;  // reused call after call (no allocation per row)
+    thread_local std::vector<StageOutcome> outcome;
+    for (std::size_t s = begin; s < end && !alive.empty(); ++s) {
+        xs.resize(alive.size());
+        outcome.resize(alive.size());
+        for (std::size_t i = 0; i < alive.size(); ++i) xs[i] = xs_of(alive[i]);
+        stages_[s]->evaluate_windows(f, xs.data(), static_cast<int>(xs.size()), y, outcome.data());
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < alive.size(); ++i)
+            if (fold(outcome[i], s, progress[alive[i]])) alive[kept++] = alive[i];
+        alive.resize(kept);
+    }
+}
+
 void CascadeEvaluator::evaluate_stages_row(const LevelFeatures& f, int x0, int step, int count, int y, std::size_t begin,
                                            std::size_t end, WindowProgress* progress, std::uint8_t* passed) const {
     thread_local std::vector<StageOutcome> first;  // reused row after row (no allocation per row)
+    thread_local std::vector<int> alive;           // the row's windows still in the cascade
     first.resize(static_cast<std::size_t>(count));
+    alive.clear();
     stages_[begin]->evaluate_row(f, x0, step, count, y, first.data());
     for (int k = 0; k < count; ++k) {
         WindowProgress& p = progress[k];
         p = {};
-        passed[k] = fold(first[static_cast<std::size_t>(k)], begin, p) &&
-                    evaluate_stages(f, x0 + k * step, y, begin + 1, end, p);
+        passed[k] = 0;
+        if (fold(first[static_cast<std::size_t>(k)], begin, p)) alive.push_back(k);
     }
+    run_alive(f, [&](int k) { return x0 + k * step; }, y, begin + 1, end, progress, alive);
+    for (const int k : alive) passed[k] = 1;
+}
+
+void CascadeEvaluator::evaluate_stages_windows(const LevelFeatures& f, const int* xs, int count, int y, std::size_t begin,
+                                               std::size_t end, WindowProgress* progress, std::uint8_t* passed) const {
+    thread_local std::vector<int> alive;
+    alive.resize(static_cast<std::size_t>(count));
+    for (int k = 0; k < count; ++k) alive[static_cast<std::size_t>(k)] = k, passed[k] = 0;
+    run_alive(f, [&](int k) { return xs[k]; }, y, begin, end, progress, alive);
+    for (const int k : alive) passed[k] = 1;
 }
 
 bool CascadeEvaluator::evaluate_stages(const LevelFeatures& f, int x, int y, std::size_t begin, std::size_t end,

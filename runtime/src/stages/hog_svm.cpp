@@ -1,5 +1,9 @@
-// CPU evaluation of hog_svm stages (one thread per window; the caller parallelises).
+// CPU evaluation of hog_svm stages: one window, or up to 8 windows side by side (the caller parallelises).
 #include "cascadekit/runtime/stages/hog_svm.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "stage_kinds.hpp"
@@ -29,17 +33,90 @@ float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const Gradie
 }
 
 namespace {
+// Windows evaluated side by side: enough independent chains to hide the latency of one window's
+// 36-term sums, few enough that their descriptors stay in registers and L1.
+constexpr int kLanes = 8;
+
+// The stage sums of the windows at (xs[l], y), l < n ≤ L, side by side: per window the
+// arithmetic of stage_sum (block_descriptor, block_math's normalisation and margin, the vote),
+// operation for operation, so each sum has the bits stage_sum gives it.
+template <int L>
+void stage_sums_lanes(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, const int* xs, int n, int y,
+                      float* sums) {
+    const std::uint32_t* origin[L];
+    for (int l = 0; l < L; ++l) origin[l] = ih.point(xs[l < n ? l : 0], y);  // spare lanes repeat window 0
+    const std::size_t row = ih.row_stride();
+    const int rule = vote_rule(stage.vote);
+    constexpr float kToGray = 1.0f / kMagnitudeScale;
+    float sum[L] = {}, m[L];
+    alignas(32) float v[kBlockDims][L];
+    for (const HogLearner& le : stage.learners) {
+        const Rect& b = le.block;
+        const std::size_t cx[3] = {static_cast<std::size_t>(b.x), static_cast<std::size_t>(b.x + b.w / 2),
+                                   static_cast<std::size_t>(b.x + b.w)};
+        const std::size_t cy[3] = {static_cast<std::size_t>(b.y), static_cast<std::size_t>(b.y + b.h / 2),
+                                   static_cast<std::size_t>(b.y + b.h)};
+        std::size_t at[3][3];  // the cell corners' offsets from a window's origin
+        for (int j = 0; j < 3; ++j)
+            for (int i = 0; i < 3; ++i) at[j][i] = cy[j] * row + cx[i] * kOrientationBins;
+        int k = 0;
+        for (int j = 0; j < 2; ++j)
+            for (int i = 0; i < 2; ++i)
+                for (int bin = 0; bin < kOrientationBins; ++bin, ++k)
+                    for (int l = 0; l < L; ++l) {
+                        const std::uint32_t* o = origin[l] + bin;
+                        const std::uint32_t cell = o[at[j + 1][i + 1]] - o[at[j][i + 1]] - o[at[j + 1][i]] + o[at[j][i]];
+                        v[k][l] = static_cast<float>(cell) * kToGray;
+                    }
+        block_math::normalise_lanes<L>(v, hog.norm, hog.epsilon, hog.hys_clip);
+        block_math::margin_lanes<L>(le.weights.data(), le.bias, v, m);
+        for (int l = 0; l < L; ++l) sum[l] += block_math::vote(rule, le.alpha, m[l]);
+    }
+    for (int l = 0; l < n; ++l) sums[l] = sum[l];
+}
+
 class HogSvmEvaluator final : public StageEvaluator {
 public:
     HogSvmEvaluator(const HogSvmStage& stage, const HogParams& hog) : stage_(stage), hog_(hog) {}
     StageOutcome evaluate(const LevelFeatures& f, int x, int y) const override {
         const float sum = f.hog_from_gradients ? hog_stage_sum(stage_, hog_, f.gradients, x, y)
                                                : hog_stage_sum(stage_, hog_, f.hog, x, y);
-        return {sum - stage_.threshold,
-                static_cast<std::uint32_t>(stage_.learners.size())};
+        return outcome(sum);
+    }
+    void evaluate_row(const LevelFeatures& f, int x0, int step, int count, int y, StageOutcome* out) const override {
+        int xs[kLanes];
+        for (int c0 = 0; c0 < count; c0 += kLanes) {
+            const int n = std::min(kLanes, count - c0);
+            for (int l = 0; l < n; ++l) xs[l] = x0 + (c0 + l) * step;
+            evaluate_windows(f, xs, n, y, out + c0);
+        }
+    }
+    void evaluate_windows(const LevelFeatures& f, const int* xs, int count, int y, StageOutcome* out) const override {
+        if (f.hog_from_gradients) {  // box sums over the gradient plane: one window at a time
+            StageEvaluator::evaluate_windows(f, xs, count, y, out);
+            return;
+        }
+        // Groups of 8, the rest by 4 or one at a time (a lane left empty costs as much as a window).
+        float sums[kLanes];
+        for (int c0 = 0; c0 < count;) {
+            const int n = std::min(kLanes, count - c0);
+            if (n > kLanes / 2) {
+                stage_sums_lanes<kLanes>(stage_, hog_, f.hog, xs + c0, n, y, sums);
+            } else if (n > 2) {
+                stage_sums_lanes<kLanes / 2>(stage_, hog_, f.hog, xs + c0, n, y, sums);
+            } else {
+                for (int l = 0; l < n; ++l) sums[l] = hog_stage_sum(stage_, hog_, f.hog, xs[c0 + l], y);
+            }
+            for (int l = 0; l < n; ++l) out[c0 + l] = outcome(sums[l]);
+            c0 += n;
+        }
     }
 
 private:
+    StageOutcome outcome(float sum) const {
+        return {sum - stage_.threshold, static_cast<std::uint32_t>(stage_.learners.size())};
+    }
+
     const HogSvmStage& stage_;
     HogParams hog_;  // a copy: the model may move
 };

@@ -65,4 +65,54 @@ CASCADEKIT_HD float vote(int rule, float alpha, float m) {
     return alpha * m;
 }
 
+// ---- The same arithmetic for L windows side by side (CPU only) ----------------------------------
+// v[k][l] is dimension k of window l's descriptor. Each window (lane) goes through exactly the
+// operations of the scalar functions above, in the same order, so its results have the same
+// bits; the loops over lanes carry no dependency, so the compiler may run them as SIMD and the
+// lanes' chains of dependent additions overlap (one window's chain is latency-bound).
+// Test: HogLanes.SameBitsAsOneWindowAtATime.
+template <int L>
+void scale_l2_lanes(float (*v)[L], float epsilon) {
+    float sq[L] = {};
+    for (int k = 0; k < kBlockDims; ++k)
+        for (int l = 0; l < L; ++l) sq[l] += v[k][l] * v[k][l];
+    float inv[L];
+    for (int l = 0; l < L; ++l) inv[l] = 1.0f / (sqrt_rn(sq[l]) + epsilon);
+    for (int k = 0; k < kBlockDims; ++k)
+        for (int l = 0; l < L; ++l) v[k][l] *= inv[l];
+}
+
+template <int L>
+void normalise_lanes(float (*v)[L], BlockNorm norm, float epsilon, float hys_clip) {
+    switch (norm) {
+        case BlockNorm::L2:
+            scale_l2_lanes<L>(v, epsilon);
+            break;
+        case BlockNorm::L2Hys:
+            scale_l2_lanes<L>(v, epsilon);
+            for (int k = 0; k < kBlockDims; ++k)
+                for (int l = 0; l < L; ++l) v[k][l] = v[k][l] > hys_clip ? hys_clip : v[k][l];
+            scale_l2_lanes<L>(v, kHysRenormEpsilon);
+            break;
+        case BlockNorm::L1Sqrt: {
+            float l1[L] = {};
+            for (int k = 0; k < kBlockDims; ++k)
+                for (int l = 0; l < L; ++l) l1[l] += v[k][l];
+            float inv[L];
+            for (int l = 0; l < L; ++l) inv[l] = 1.0f / (l1[l] + epsilon);
+            for (int k = 0; k < kBlockDims; ++k)
+                for (int l = 0; l < L; ++l) v[k][l] = sqrt_rn(v[k][l] * inv[l]);
+            break;
+        }
+    }
+}
+
+template <int L>
+void margin_lanes(const float* weights, float bias, const float (*v)[L], float* m) {
+    for (int l = 0; l < L; ++l) m[l] = 0.0f;
+    for (int k = 0; k < kBlockDims; ++k)
+        for (int l = 0; l < L; ++l) m[l] += weights[k] * v[k][l];
+    for (int l = 0; l < L; ++l) m[l] -= bias;
+}
+
 }  // namespace cascadekit::block_math

@@ -74,6 +74,10 @@ public:
     // exactly what evaluate() gives it. The default calls evaluate() for each; a kind may evaluate
     // neighbouring windows side by side (SIMD) with the same arithmetic per window.
     virtual void evaluate_row(const LevelFeatures& features, int x0, int step, int count, int y, StageOutcome* out) const;
+    // The outcomes of `count` windows of one row at (xs[k], y) (any positions, e.g. the survivors
+    // of the stages before), into out[k]: each exactly what evaluate() gives it. The default calls
+    // evaluate() for each; a kind may evaluate them side by side as evaluate_row may.
+    virtual void evaluate_windows(const LevelFeatures& features, const int* xs, int count, int y, StageOutcome* out) const;
 };
 
 // A stage kind's CPU evaluation: its model name (StageBase::kind()), the features it reads, and
@@ -124,9 +128,16 @@ public:
     // evaluate_stages(begin, end) for `count` windows of one row, window k at (x0 + k·step, y),
     // each from a default-constructed progress: progress[k] and passed[k] (1: it passed every
     // stage of the range) as that call gives them. Stage `begin` runs row-wise
-    // (StageEvaluator::evaluate_row). Requires begin < end.
+    // (StageEvaluator::evaluate_row), each later stage on the row's windows still in the cascade
+    // (StageEvaluator::evaluate_windows): stage by stage rather than window by window, the same
+    // stages for each window in the same order. Requires begin < end.
     void evaluate_stages_row(const LevelFeatures& features, int x0, int step, int count, int y, std::size_t begin,
                              std::size_t end, WindowProgress* progress, std::uint8_t* passed) const;
+    // evaluate_stages(begin, end) for `count` windows of one row at (xs[k], y), each continuing
+    // progress[k] (as left by the stages before `begin`): progress[k] and passed[k] as that call
+    // gives them. Stage by stage over the windows still in the cascade, as evaluate_stages_row.
+    void evaluate_stages_windows(const LevelFeatures& features, const int* xs, int count, int y, std::size_t begin,
+                                 std::size_t end, WindowProgress* progress, std::uint8_t* passed) const;
     // The outcome of a window that passed every stage.
     static WindowOutcome finish(const WindowProgress& progress) {
         WindowOutcome o = progress.outcome;
@@ -142,6 +153,12 @@ public:
     FeatureNeeds prefix_needs() const { return prefix_needs_; }
 
 private:
+    // Stages [begin, end) for the windows alive[i] of a row at (xs_of(alive[i]), y), stage by
+    // stage; alive keeps those that pass every one.
+    template <class XOf>
+    void run_alive(const LevelFeatures& features, XOf xs_of, int y, std::size_t begin, std::size_t end, WindowProgress* progress,
+                   std::vector<int>& alive) const;
+
     CascadeModel model_;
     FeatureNeeds needs_, prefix_needs_;
     std::size_t prefix_ = 0;
