@@ -27,7 +27,8 @@ struct RowResult {
     std::vector<std::uint64_t> rejected;
     std::uint64_t weak = 0;
     std::uint64_t scanned = 0;
-    std::vector<int> survivor_x;  // lazy features: windows past the prefix (x, progress)
+    // Lazy features: the windows past the prefix, their x and their progress.
+    std::vector<int> survivor_x;
     std::vector<WindowProgress> survivors;
 };
 }  // namespace

@@ -70,7 +70,7 @@ CASCADEKIT_HD float vote(int rule, float alpha, float m) {
 // operations of the scalar functions above, in the same order, so its results have the same
 // bits; the loops over lanes carry no dependency, so the compiler may run them as SIMD and the
 // lanes' chains of dependent additions overlap (one window's chain is latency-bound).
-// Test: HogLanes.SameBitsAsOneWindowAtATime.
+// Test: CpuDetector.HogRowsSideBySideEqualWindowByWindow.
 template <int L>
 void scale_l2_lanes(float (*v)[L], float epsilon) {
     float sq[L] = {};
