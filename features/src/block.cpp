@@ -13,21 +13,11 @@ void normalise_block(BlockDescriptor& v, const HogParams& params) {
 
 void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,
                       const HogParams& params, BlockDescriptor& out) {
-    const std::size_t xs[3] = {static_cast<std::size_t>(block.x), static_cast<std::size_t>(block.x + block.w / 2),
-                               static_cast<std::size_t>(block.x + block.w)};
-    const std::size_t ys[3] = {static_cast<std::size_t>(block.y), static_cast<std::size_t>(block.y + block.h / 2),
-                               static_cast<std::size_t>(block.y + block.h)};
-    const std::uint32_t* p[3][3];
-    for (int j = 0; j < 3; ++j)
-        for (int i = 0; i < 3; ++i) p[j][i] = origin + ys[j] * row_stride + xs[i] * kOrientationBins;
-    constexpr float kToGray = 1.0f / kMagnitudeScale;
+    const BlockCorners c = block_corners(block, row_stride);
     int k = 0;
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 2; ++i)
-            for (int b = 0; b < kOrientationBins; ++b, ++k) {
-                const std::uint32_t s = p[j + 1][i + 1][b] - p[j][i + 1][b] - p[j + 1][i][b] + p[j][i][b];
-                out[k] = static_cast<float>(s) * kToGray;
-            }
+            for (int b = 0; b < kOrientationBins; ++b, ++k) out[k] = cell_bin(origin, c, i, j, b);
     normalise_block(out, params);
 }
 

@@ -323,17 +323,20 @@ TrainConfig load_train_config(const std::string& file) {
     return parse_train_config(std::string(bytes.begin(), bytes.end()), file);
 }
 
-const std::string& stage_kind_of(const TrainConfig& c, int stage) {
-    const auto& seq = c.boosting.stage_sequence;
-    if (seq.empty()) return c.boosting.stage_kind;
+namespace {
+// Entry `stage` (1-based) of a per-stage list whose last entry repeats; `otherwise` when it is empty.
+template <class T>
+const T& stage_entry(const std::vector<T>& seq, const T& otherwise, int stage) {
+    if (seq.empty()) return otherwise;
     return seq[std::min(static_cast<std::size_t>(std::max(stage, 1)) - 1, seq.size() - 1)];
+}
+}  // namespace
+
+const std::string& stage_kind_of(const TrainConfig& c, int stage) {
+    return stage_entry(c.boosting.stage_sequence, c.boosting.stage_kind, stage);
 }
 
-VoteMode vote_of_stage(const TrainConfig& c, int stage) {
-    const auto& seq = c.boosting.vote_sequence;
-    if (seq.empty()) return c.boosting.vote;
-    return seq[std::min(static_cast<std::size_t>(std::max(stage, 1)) - 1, seq.size() - 1)];
-}
+VoteMode vote_of_stage(const TrainConfig& c, int stage) { return stage_entry(c.boosting.vote_sequence, c.boosting.vote, stage); }
 
 std::string to_string(TrainKind kind) { return std::string(kTrainKindNames.name(kind)); }
 

@@ -45,29 +45,16 @@ void stage_sums_lanes(const HogSvmStage& stage, const HogParams& hog, const Inte
                       float* sums) {
     const std::uint32_t* origin[L];
     for (int l = 0; l < L; ++l) origin[l] = ih.point(xs[l < n ? l : 0], y);  // spare lanes repeat window 0
-    const std::size_t row = ih.row_stride();
     const int rule = vote_rule(stage.vote);
-    constexpr float kToGray = 1.0f / kMagnitudeScale;
     float sum[L] = {}, m[L];
     alignas(32) float v[kBlockDims][L];
     for (const HogLearner& le : stage.learners) {
-        const Rect& b = le.block;
-        const std::size_t cx[3] = {static_cast<std::size_t>(b.x), static_cast<std::size_t>(b.x + b.w / 2),
-                                   static_cast<std::size_t>(b.x + b.w)};
-        const std::size_t cy[3] = {static_cast<std::size_t>(b.y), static_cast<std::size_t>(b.y + b.h / 2),
-                                   static_cast<std::size_t>(b.y + b.h)};
-        std::size_t at[3][3];  // the cell corners' offsets from a window's origin
-        for (int j = 0; j < 3; ++j)
-            for (int i = 0; i < 3; ++i) at[j][i] = cy[j] * row + cx[i] * kOrientationBins;
+        const BlockCorners c = block_corners(le.block, ih.row_stride());
         int k = 0;
         for (int j = 0; j < 2; ++j)
             for (int i = 0; i < 2; ++i)
                 for (int bin = 0; bin < kOrientationBins; ++bin, ++k)
-                    for (int l = 0; l < L; ++l) {
-                        const std::uint32_t* o = origin[l] + bin;
-                        const std::uint32_t cell = o[at[j + 1][i + 1]] - o[at[j][i + 1]] - o[at[j + 1][i]] + o[at[j][i]];
-                        v[k][l] = static_cast<float>(cell) * kToGray;
-                    }
+                    for (int l = 0; l < L; ++l) v[k][l] = cell_bin(origin[l], c, i, j, bin);
         block_math::normalise_lanes<L>(v, hog.norm, hog.epsilon, hog.hys_clip);
         block_math::margin_lanes<L>(le.weights.data(), le.bias, v, m);
         for (int l = 0; l < L; ++l) sum[l] += block_math::vote(rule, le.alpha, m[l]);

@@ -66,6 +66,30 @@ void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& b
 void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,
                       const HogParams& params, BlockDescriptor& out);
 
+// A block's 3×3 cell corners as offsets (in uint32) from a window's top-left integral point:
+// at[j][i] for corner row j and column i (the block's top, middle and bottom; left, middle, right).
+struct BlockCorners {
+    std::size_t at[3][3];
+};
+inline BlockCorners block_corners(const Rect& block, std::size_t row_stride) {
+    const std::size_t xs[3] = {static_cast<std::size_t>(block.x), static_cast<std::size_t>(block.x + block.w / 2),
+                               static_cast<std::size_t>(block.x + block.w)};
+    const std::size_t ys[3] = {static_cast<std::size_t>(block.y), static_cast<std::size_t>(block.y + block.h / 2),
+                               static_cast<std::size_t>(block.y + block.h)};
+    BlockCorners c;
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) c.at[j][i] = ys[j] * row_stride + xs[i] * kOrientationBins;
+    return c;
+}
+// Bin `bin` of cell (i, j) (column, row) of the block whose corners are c, for the window whose
+// top-left integral point is `origin`: the descriptor's raw value in gray levels (before
+// normalisation), as block_descriptor forms it.
+inline float cell_bin(const std::uint32_t* origin, const BlockCorners& c, int i, int j, int bin) {
+    const std::uint32_t* o = origin + bin;
+    const std::uint32_t s = o[c.at[j + 1][i + 1]] - o[c.at[j][i + 1]] - o[c.at[j + 1][i]] + o[c.at[j][i]];
+    return static_cast<float>(s) * (1.0f / kMagnitudeScale);
+}
+
 // The same from a gradient plane, summing the block's pixels: equal, bit for bit, to the
 // integral histogram's descriptor of the same image.
 void block_descriptor(const GradientPlane& plane, int ox, int oy, const Rect& block, const HogParams& params,
