@@ -327,6 +327,15 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                 EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(c) << ", " << cuts.size() << " boundaries";
                 expect_same_stats(r.stats, want.stats);
             }
+        // The warp parts' rounds: up to 1, 4 or 8 look-ups a lane (2 is the default, above), a warp
+        // per window from the first weak classifier on and from the 64th.
+        for (int round : {1, 4, 8})
+            for (int from : {0, 64}) {
+                CudaDetector gpu(m, p, CudaOptions{.lbp_warp_from = from, .lbp_warp_round = round, .poison = true});
+                const DetectResult r = gpu.detect(f.view);
+                EXPECT_EQ(r.detections, want.detections) << what << ", rounds of " << round << " look-ups a lane from " << from;
+                expect_same_stats(r.stats, want.stats);
+            }
         // The tiled first launch (a block per 32×8 windows, their integral-image patch in shared
         // memory) with in-block compaction after any weak classifier, under each compaction; and
         // the untiled first launch.
@@ -534,6 +543,15 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     EXPECT_TRUE(CudaDetector::supports(lbp));
     EXPECT_TRUE(CudaDetector::supports(bar_model()));
     EXPECT_THROW(CudaDetector(lbp, DetectParams{}, CudaOptions{.prefix_planes = PrefixPlanes::WhereSurvivors}), DetectError);
+    // Bad launch shapes are refused by name.
+    for (const CudaOptions& bad : {CudaOptions{.lbp_block_threads = 96}, CudaOptions{.lbp_warp_round = 3}, CudaOptions{.lbp_warp_round = 16}}) {
+        try {
+            CudaDetector(lbp, DetectParams{}, bad);
+            ADD_FAILURE() << "bad CudaOptions accepted";
+        } catch (const DetectError& e) {
+            EXPECT_NE(std::string(e.what()).find("CudaOptions::lbp_"), std::string::npos) << e.what();
+        }
+    }
     // A model without LBP stages has no gray integral images to show.
     EXPECT_THROW(gpu.level_integral_image(0, w_, h_), std::logic_error);
 }

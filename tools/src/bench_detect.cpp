@@ -48,6 +48,7 @@ struct Row {
     std::vector<double> lbp_boundaries;  // batched ms per frame for each of kBoundarySets
     double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
     std::vector<double> lbp_tiles;         // batched ms per frame for each of kTileDesigns
+    std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
     double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
     std::vector<double> hog_tails;         // LBP prefix: batched ms per frame for each of kTailFroms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
@@ -82,6 +83,8 @@ double peer_ms(const std::string& peer, const std::string& args, const std::file
 constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::BlockAtomics, Compaction::CubSelect};
 constexpr int kBlockSizes[] = {64, 128, 256, 512};
 // The default first, then Macenauer's.
+// CudaOptions::lbp_warp_round: the most look-ups a lane of the warp kernel takes a round.
+constexpr int kWarpRounds[] = {1, 2, 4, 8};
 const std::vector<std::vector<int>> kBoundarySets = {{16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}};
 // The first launch: untiled, or tiled with in-block compaction cuts (CudaOptions::lbp_tiled,
 // lbp_tile_cuts), each with its own global boundaries.
@@ -261,6 +264,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             for (Compaction c : kImplementations)
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
+                            for (int round : kWarpRounds) {
+                                CudaDetector d(model, p, CudaOptions{.lbp_warp_round = round});
+                                const double latency = median_ms(o.repeats, [&] { d.detect(view); });
+                                r.lbp_warp_rounds.emplace_back(latency, batched(d));
+                            }
                         }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
@@ -430,6 +438,24 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     for (std::size_t i = 0; i < kBoundarySets.size(); ++i)
                         md << " " << (i < r.lbp_boundaries.size() ? fmt(r.lbp_boundaries[i], "%.3f") : "–") << " |";
                     md << " " << fmt(r.gpu_batched_thread_only, "%.3f") << " |\n";
+                }
+                md << "\n";
+                md << "### WaldBoost warp parts: look-ups a lane per round, latency / batched ms per frame\n\n"
+                   << "The parts from weak classifier 64 on run a warp per window in rounds of 32, 64, … weak classifiers, up "
+                      "to 32 × the look-ups a lane (CudaOptions::lbp_warp_round).\n\n| size | step | stride |";
+                for (int round : kWarpRounds) md << " " << round << " |";
+                md << "\n|---|---|---|";
+                for (std::size_t i = 0; i < std::size(kWarpRounds); ++i) md << "---|";
+                md << "\n";
+                for (const Row& r : rows) {
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
+                    for (std::size_t i = 0; i < std::size(kWarpRounds); ++i)
+                        md << " "
+                           << (i < r.lbp_warp_rounds.size()
+                                   ? fmt(r.lbp_warp_rounds[i].first, "%.3f") + " / " + fmt(r.lbp_warp_rounds[i].second, "%.3f")
+                                   : std::string("–"))
+                           << " |";
+                    md << "\n";
                 }
                 md << "\n";
                 md << "### WaldBoost first launch, tiled or not: batched ms per frame\n\n"

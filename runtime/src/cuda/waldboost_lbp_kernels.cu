@@ -219,16 +219,64 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
 }
 
 // Late parts, few survivors with many weak classifiers each. Thread mapping: one warp per window
-// (grid-stride over the survivors); lane l looks up weak classifier c0 + l of each chunk of 32 at
-// once (their loads overlap instead of queueing one after another), then every lane adds the 32
-// responses in weak-classifier order from shuffles, so the running sum, and the weak classifier
-// at which it first falls below θ_B, are the CPU's. A warp's lanes hold the same sum, so they
-// leave the loop together. Lane 0 records the window and appends it (one atomicAdd a survivor).
-template <int Cap, int Threads>
+// (grid-stride over the survivors). The warp takes the sequence in rounds of 32, 64, 128, …
+// weak classifiers, up to 32 · Round (Round: CudaOptions::lbp_warp_round look-ups a lane): each
+// lane looks up its weak classifiers of the round at once, so that their loads overlap instead of
+// queueing one after another, and leaves each response and θ_B in the warp's shared-memory rows.
+// Then every lane adds the round's responses in weak-classifier order, reading the rows by
+// broadcast four at a time, so the running sum, and the weak classifier at which it first falls
+// below θ_B, are the CPU's. A warp's lanes hold the same sum, so they leave the loop together.
+// Rounds grow so that a window rejected early pays for few look-ups, while one that runs the whole
+// sequence waits on memory once a round instead of once per 32 weak classifiers. Lane 0 records
+// the window and appends it (one atomicAdd a survivor).
+
+// The warp kernel's part: its weak classifiers are read from the stage's records in global memory
+// (each lane a different one, neighbouring lanes neighbouring records: one coalesced load), not
+// from the constant bank, where 32 different records a warp are 32 serialised reads that miss its
+// small cache.
+struct PartHead {
+    int first;  // the stage's index of the part's first weak classifier
+    int count;
+    int last;   // 1 when the part ends the stage
+    float final_threshold;
+};
+
+// One round of the warp kernel: lane l looks up weak classifiers first + 32·k + l (k < K, those
+// below n) and leaves their responses and thresholds in the warp's rows. Written as separate
+// passes over k (records, then codes, then tables) so that the K look-ups' loads are all in flight
+// at once rather than one look-up's three dependent loads after another's.
+template <int K>
+__device__ __forceinline__ void lookup_round(const DevWeak* __restrict__ weak, const float* __restrict__ tables,
+                                             const std::uint32_t* o, int pitch, int first, int n, int lane, float* r_row,
+                                             float* t_row) {
+    DevWeak c[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) c[k] = weak[first + min(k * 32 + lane, n - 1)];  // past n: a valid record, unused
+    std::uint8_t code[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) code[k] = lbp_code32(o, pitch, c[k].x, c[k].y, c[k].w, c[k].h);
+    float r[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        r[k] = __ldg(tables + (static_cast<std::size_t>(first + min(k * 32 + lane, n - 1)) << 8) + code[k]);
+#pragma unroll
+    for (int k = 0; k < K; ++k)
+        if (k * 32 + lane < n) {
+            r_row[k * 32 + lane] = r[k];
+            t_row[k * 32 + lane] = c[k].theta;
+        }
+}
+
+template <int Threads, int Round>
 __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
                                                                   const float* __restrict__ tables,
-                                                                  const __grid_constant__ Part<Cap> p) {
+                                                                  const DevWeak* __restrict__ weak, const PartHead p) {
+    constexpr int kRow = 32 * Round;
+    __shared__ __align__(16) float responses[Threads / 32][kRow];
+    __shared__ __align__(16) float thetas[Threads / 32][kRow];
     const int lane = threadIdx.x & 31;
+    float* const r_row = responses[threadIdx.x >> 5];
+    float* const t_row = thetas[threadIdx.x >> 5];
     for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
         long long origin;
         int pitch;
@@ -238,24 +286,40 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
         int evaluated = 0;
         bool rejected = false;
         float margin = 0.0f;
-        for (int c0 = 0; c0 < p.count && !rejected; c0 += 32) {
-            const int t = c0 + lane;
-            float r = 0.0f;
-            if (t < p.count) {
-                const DevWeak& c = p.weak[t];
-                r = __ldg(tables + (static_cast<std::size_t>(p.first + t) << 8) +
-                          lbp_code32(o, pitch, c.x, c.y, c.w, c.h));
-            }
-            const int lim = min(32, p.count - c0);
-            for (int j = 0; j < lim; ++j) {
-                h += __shfl_sync(kFullMask, r, j);
-                ++evaluated;
-                if (h < p.weak[c0 + j].theta) {
+        for (int c0 = 0, lanes_k = 1; c0 < p.count && !rejected; c0 += 32 * lanes_k, lanes_k = min(2 * lanes_k, Round)) {
+            const int n = min(32 * lanes_k, p.count - c0);
+            const int first = p.first + c0;
+            if (Round == 1 || lanes_k == 1) lookup_round<1>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
+            else if (Round == 2 || lanes_k == 2) lookup_round<Round == 1 ? 1 : 2>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
+            else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
+            else lookup_round<Round>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
+            __syncwarp();
+            // Four at a time, the next four loaded before these are added (the loads do not wait
+            // on the sum). The four running sums are the CPU's additions in its order; only then
+            // are they compared with their thresholds, so the sum's chain is not broken by a
+            // branch after every addition. Entries past n are read but never used.
+            float4 rv = *reinterpret_cast<const float4*>(r_row), tv = *reinterpret_cast<const float4*>(t_row);
+            for (int j = 0; j < n; j += 4) {
+                const float4 r4 = rv, t4 = tv;
+                if (j + 4 < n) {
+                    rv = *reinterpret_cast<const float4*>(r_row + j + 4);
+                    tv = *reinterpret_cast<const float4*>(t_row + j + 4);
+                }
+                const int m = min(n - j, 4);
+                const float h1 = h + r4.x, h2 = h1 + r4.y, h3 = h2 + r4.z, h4 = h3 + r4.w;
+                // The first of the m that falls below its threshold, else m.
+                const int at = h1 < t4.x ? 0 : m > 1 && h2 < t4.y ? 1 : m > 2 && h3 < t4.z ? 2 : m > 3 && h4 < t4.w ? 3 : m;
+                const int end = at < m ? at : m - 1;  // the last weak classifier added
+                h = end == 0 ? h1 : end == 1 ? h2 : end == 2 ? h3 : h4;
+                evaluated += end + 1;
+                if (at < m) {
+                    const float t = at == 0 ? t4.x : at == 1 ? t4.y : at == 2 ? t4.z : t4.w;
                     rejected = true;
-                    margin = h - p.weak[c0 + j].theta;
+                    margin = h - t;
                     break;
                 }
             }
+            __syncwarp();  // every lane has read the rows before the next round writes them
         }
         if (lane == 0) {
             atomicAdd(a.weak_count, static_cast<unsigned long long>(evaluated));
@@ -278,7 +342,8 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
 class WaldBoostLbpCudaStage final : public CudaStage {
 public:
     WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options, const StageSetting& setting)
-        : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from) {
+        : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from),
+          warp_round_(options.lbp_warp_round) {
         std::vector<float> tables;
         tables.reserve(stage.weak.size() * 256);
         for (const LbpWeakClassifier& c : stage.weak) {
@@ -288,6 +353,8 @@ public:
         }
         tables_.reserve(tables.size());
         CK(cudaMemcpy(tables_.p, tables.data(), tables.size() * sizeof(float), cudaMemcpyHostToDevice));
+        weak_dev_.reserve(weak_.size());
+        CK(cudaMemcpy(weak_dev_.p, weak_.data(), weak_.size() * sizeof(DevWeak), cudaMemcpyHostToDevice));
         const int n = static_cast<int>(weak_.size());
         std::vector<int> cuts = options.lbp_boundaries;
         std::vector<int> tile_cuts = options.lbp_tile_cuts;
@@ -371,9 +438,19 @@ private:
     template <int Cap, int Threads>
     void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid, bool warp,
                     cudaStream_t stream) const {
-        const Part<Cap> p = part_record<Cap>(first, count, last);
-        if (warp) lbp_part_warp_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, p);
-        else lbp_part_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, p);
+        if (warp) {
+            const PartHead head{first, count, last, final_};
+            // The smallest kernel that holds the part's largest round (rounds of 32, 64, 128, 256
+            // weak classifiers end after 32, 96, 224, …): larger ones take more registers.
+            const int reach = count <= 32 ? 1 : count <= 96 ? 2 : count <= 224 ? 4 : 8;
+            switch (std::min(warp_round_, reach)) {
+                case 1: lbp_part_warp_kernel<Threads, 1><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
+                case 2: lbp_part_warp_kernel<Threads, 2><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
+                case 4: lbp_part_warp_kernel<Threads, 4><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
+                default: lbp_part_warp_kernel<Threads, 8><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
+            }
+        } else
+            lbp_part_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, part_record<Cap>(first, count, last));
         CK_LAUNCH();
     }
 
@@ -395,12 +472,13 @@ private:
     }
 
     float final_;
-    int threads_, warp_from_;
+    int threads_, warp_from_, warp_round_;
     bool tiled_ = false;
     TileShape tile_{};
     std::size_t tile_bytes_ = 0;
     std::vector<DevWeak> weak_;
     DeviceBuffer<float> tables_;
+    DeviceBuffer<DevWeak> weak_dev_;  // the records again, for the warp kernel's per-lane reads
     std::vector<int> ends_;  // the weak-classifier count at the end of each part
 };
 

@@ -67,9 +67,14 @@ struct CudaOptions {
     // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
     // others). Block atomics gather one block's survivors at a time.
     int lbp_block_threads = 256;
-    // Parts that start at this weak classifier or later run one warp per window (lanes look up 32
-    // weak classifiers at once, summed in order); earlier parts one thread per window.
+    // Parts that start at this weak classifier or later run one warp per window; earlier parts
+    // one thread per window. The warp's lanes look up a round of weak classifiers at once, then
+    // add their responses in order: rounds of 32, 64, 128, … up to 32 × lbp_warp_round (1, 2, 4
+    // or 8 look-ups a lane; CudaDetector refuses others). 2 gave the shortest latency and batched
+    // times with the shipped face sequence at 1920×1080; 8 was 3 % slower batched
+    // (experiments/results/gpu-waldboost.md, "Warp parts in rounds").
     int lbp_warp_from = 64;
+    int lbp_warp_round = 2;
     // The frame's first WaldBoost launch (the first part of a model's first stage) gives each
     // block a tile of 32 × 8 neighbouring windows and copies their patch of the gray integral image
     // to shared memory, when the patch fits in 48 KiB at the detector's stride (24×24 faces at
