@@ -45,9 +45,9 @@ struct Row {
     // Models with WaldBoost stages: batched ms per frame for each compaction × LBP block size
     // (Macenauer's Table layout), in the order of kImplementations × kBlockSizes.
     std::vector<double> lbp_designs;
-    std::vector<double> lbp_boundaries;  // batched ms per frame for each of kBoundarySets
+    std::vector<std::pair<double, double>> lbp_boundaries;  // latency and batched ms for each of kBoundarySets
     double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
-    std::vector<double> lbp_tiles;         // batched ms per frame for each of kTileDesigns
+    std::vector<std::pair<double, double>> lbp_tiles;       // latency and batched ms for each of kTileDesigns
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
     double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
     std::vector<double> hog_tails;         // LBP prefix: batched ms per frame for each of kTailFroms
@@ -85,7 +85,7 @@ constexpr int kBlockSizes[] = {64, 128, 256, 512};
 // The default first, then Macenauer's.
 // CudaOptions::lbp_warp_round: the most look-ups a lane of the warp kernel takes a round.
 constexpr int kWarpRounds[] = {1, 2, 4, 8};
-const std::vector<std::vector<int>> kBoundarySets = {{16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}};
+const std::vector<std::vector<int>> kBoundarySets = {{16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}, {16, 64}, {64, 256}};
 // The first launch: untiled, or tiled with in-block compaction cuts (CudaOptions::lbp_tiled,
 // lbp_tile_cuts), each with its own global boundaries.
 struct TileDesign {
@@ -256,19 +256,20 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         }
                         if (lbp) {
                             r.gpu_batched_thread_only = batched_with(CudaOptions{.lbp_warp_from = 1 << 30});
-                            for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(batched_with(CudaOptions{.lbp_boundaries = cuts}));
+                            // Latency and batched time of one design.
+                            auto both_with = [&](const CudaOptions& opt) {
+                                CudaDetector d(model, p, opt);
+                                const double latency = median_ms(o.repeats, [&] { d.detect(view); });
+                                return std::make_pair(latency, batched(d));
+                            };
+                            for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(both_with(CudaOptions{.lbp_boundaries = cuts}));
                             for (const TileDesign& d : kTileDesigns)
-                                r.lbp_tiles.push_back(batched_with(
-                                    CudaOptions{.lbp_boundaries = d.boundaries, .lbp_tiled = d.tiled,
-                                                .lbp_tiled_from_stride = 1, .lbp_tile_cuts = d.cuts}));
+                                r.lbp_tiles.push_back(both_with(CudaOptions{.lbp_boundaries = d.boundaries, .lbp_tiled = d.tiled,
+                                                                            .lbp_tiled_from_stride = 1, .lbp_tile_cuts = d.cuts}));
                             for (Compaction c : kImplementations)
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
-                            for (int round : kWarpRounds) {
-                                CudaDetector d(model, p, CudaOptions{.lbp_warp_round = round});
-                                const double latency = median_ms(o.repeats, [&] { d.detect(view); });
-                                r.lbp_warp_rounds.emplace_back(latency, batched(d));
-                            }
+                            for (int round : kWarpRounds) r.lbp_warp_rounds.push_back(both_with(CudaOptions{.lbp_warp_round = round}));
                         }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
@@ -425,18 +426,19 @@ int run_bench_detect(const BenchDetectOptions& o) {
                 md << "\n";
             }
             if (lbp) {
-                md << "### WaldBoost compaction boundaries and late parts: batched ms per frame\n\n"
+                auto both = [](const std::pair<double, double>& v) { return fmt(v.first, "%.3f") + " / " + fmt(v.second, "%.3f"); };
+                md << "### WaldBoost compaction boundaries and late parts: latency / batched ms per frame\n\n"
                    << "Boundaries: the weak-classifier counts after which survivors are compacted (default first). Thread only: "
                       "one thread per window in every part (default: a warp per window from weak classifier 64 on).\n\n"
                    << "| size | step | stride |";
                 for (const auto& cuts : kBoundarySets) md << " " << list(cuts) << " |";
-                md << " default, thread only |\n|---|---|---|";
+                md << " default, thread only (batched) |\n|---|---|---|";
                 for (std::size_t i = 0; i <= kBoundarySets.size(); ++i) md << "---|";
                 md << "\n";
                 for (const Row& r : rows) {
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
                     for (std::size_t i = 0; i < kBoundarySets.size(); ++i)
-                        md << " " << (i < r.lbp_boundaries.size() ? fmt(r.lbp_boundaries[i], "%.3f") : "–") << " |";
+                        md << " " << (i < r.lbp_boundaries.size() ? both(r.lbp_boundaries[i]) : "–") << " |";
                     md << " " << fmt(r.gpu_batched_thread_only, "%.3f") << " |\n";
                 }
                 md << "\n";
@@ -450,15 +452,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                 for (const Row& r : rows) {
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
                     for (std::size_t i = 0; i < std::size(kWarpRounds); ++i)
-                        md << " "
-                           << (i < r.lbp_warp_rounds.size()
-                                   ? fmt(r.lbp_warp_rounds[i].first, "%.3f") + " / " + fmt(r.lbp_warp_rounds[i].second, "%.3f")
-                                   : std::string("–"))
-                           << " |";
+                        md << " " << (i < r.lbp_warp_rounds.size() ? both(r.lbp_warp_rounds[i]) : "–") << " |";
                     md << "\n";
                 }
                 md << "\n";
-                md << "### WaldBoost first launch, tiled or not: batched ms per frame\n\n"
+                md << "### WaldBoost first launch, tiled or not: latency / batched ms per frame\n\n"
                    << "Tiled: a block per 32×8 windows with their integral-image patch in shared memory; cuts: in-block "
                       "compaction of survivors; boundaries: global compaction, as above.\n\n| size | step | stride |";
                 for (const TileDesign& d : kTileDesigns)
@@ -470,7 +468,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                 for (const Row& r : rows) {
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
                     for (std::size_t i = 0; i < kTileDesigns.size(); ++i)
-                        md << " " << (i < r.lbp_tiles.size() ? fmt(r.lbp_tiles[i], "%.3f") : "–") << " |";
+                        md << " " << (i < r.lbp_tiles.size() ? both(r.lbp_tiles[i]) : "–") << " |";
                     md << "\n";
                 }
                 md << "\n";
