@@ -163,15 +163,24 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
             const int bw = l.bw, hw = l.bw / 2, hh = l.bh / 2, n = l.bw * l.bh;
             const std::uint32_t* block = plane + static_cast<long long>(l.by) * width + l.bx;
             std::uint32_t* b = bins + j * kBlockDims;
+            // Thread t takes pixels q = t, t + kPlaneThreads, …; its row and column advance by
+            // (sy, sx) a step, with one carry (sx < bw), instead of a division per pixel.
+            const int sy = kPlaneThreads / bw, sx = kPlaneThreads - sy * bw;
+            int py = static_cast<int>(threadIdx.x) / bw, px = static_cast<int>(threadIdx.x) - py * bw;
 #pragma unroll 4
             for (int q = threadIdx.x; q < n; q += kPlaneThreads) {
-                const int py = q / bw, px = q - py * bw;
                 std::uint32_t* cell = b + ((py >= hh ? 2 : 0) + (px >= hw ? 1 : 0)) * kOrientationBins;
                 const std::uint32_t e = __ldg(block + static_cast<long long>(py) * width + px);
                 // The lower part to the bin, the upper (split votes only) to the next.
                 const std::uint32_t bin = entry_bin(e), high = Split ? entry_upper(e) : 0u;
                 atomicAdd(cell + bin, entry_magnitude(e) - high);
                 if (Split && high) atomicAdd(cell + next_bin(bin), high);
+                px += sx;
+                py += sy;
+                if (px >= bw) {
+                    px -= bw;
+                    ++py;
+                }
             }
         }
         __syncthreads();
