@@ -82,9 +82,9 @@ double peer_ms(const std::string& peer, const std::string& args, const std::file
 #if CASCADEKIT_HAVE_CUDA
 constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::BlockAtomics, Compaction::CubSelect};
 constexpr int kBlockSizes[] = {64, 128, 256, 512};
-// The default first, then Macenauer's.
 // CudaOptions::lbp_warp_round: the most look-ups a lane of the warp kernel takes a round.
 constexpr int kWarpRounds[] = {1, 2, 4, 8};
+// The default first, then Macenauer's.
 const std::vector<std::vector<int>> kBoundarySets = {{16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}, {16, 64}, {64, 256}};
 // The first launch: untiled, or tiled with in-block compaction cuts (CudaOptions::lbp_tiled,
 // lbp_tile_cuts), each with its own global boundaries.
