@@ -442,36 +442,39 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     md << " " << fmt(r.gpu_batched_thread_only, "%.3f") << " |\n";
                 }
                 md << "\n";
-                md << "### WaldBoost warp parts: look-ups a lane per round, latency / batched ms per frame\n\n"
-                   << "The parts from weak classifier 64 on run a warp per window in rounds of 32, 64, … weak classifiers, up "
-                      "to 32 × the look-ups a lane (CudaOptions::lbp_warp_round).\n\n| size | step | stride |";
-                for (int round : kWarpRounds) md << " " << round << " |";
-                md << "\n|---|---|---|";
-                for (std::size_t i = 0; i < std::size(kWarpRounds); ++i) md << "---|";
-                md << "\n";
-                for (const Row& r : rows) {
-                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
-                    for (std::size_t i = 0; i < std::size(kWarpRounds); ++i)
-                        md << " " << (i < r.lbp_warp_rounds.size() ? both(r.lbp_warp_rounds[i]) : "–") << " |";
+                // A table of latency / batched ms, a column per setting (– where a row has none).
+                auto both_table = [&](const std::string& head, const std::vector<std::string>& columns,
+                                      std::vector<std::pair<double, double>> Row::*values) {
+                    md << head << "\n\n| size | step | stride |";
+                    for (const std::string& c : columns) md << " " << c << " |";
+                    md << "\n|---|---|---|";
+                    for (std::size_t i = 0; i < columns.size(); ++i) md << "---|";
                     md << "\n";
-                }
-                md << "\n";
-                md << "### WaldBoost first launch, tiled or not: latency / batched ms per frame\n\n"
-                   << "Tiled: a block per 32×8 windows with their integral-image patch in shared memory; cuts: in-block "
-                      "compaction of survivors; boundaries: global compaction, as above.\n\n| size | step | stride |";
+                    for (const Row& r : rows) {
+                        md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
+                        for (std::size_t i = 0; i < columns.size(); ++i)
+                            md << " " << (i < (r.*values).size() ? both((r.*values)[i]) : "–") << " |";
+                        md << "\n";
+                    }
+                    md << "\n";
+                };
+                auto names = [](const auto& values) {
+                    std::vector<std::string> v;
+                    for (int x : values) v.push_back(std::to_string(x));
+                    return v;
+                };
+                both_table("### WaldBoost warp parts: look-ups a lane per round, latency / batched ms per frame\n\n"
+                           "The parts from weak classifier 64 on run a warp per window in rounds of 32, 64, … weak classifiers, up "
+                           "to 32 × the look-ups a lane (CudaOptions::lbp_warp_round).",
+                           names(kWarpRounds), &Row::lbp_warp_rounds);
+                std::vector<std::string> tile_names;
                 for (const TileDesign& d : kTileDesigns)
-                    md << " " << (d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) : std::string("untiled"))
-                       << "; boundaries " << list(d.boundaries) << " |";
-                md << "\n|---|---|---|";
-                for (std::size_t i = 0; i < kTileDesigns.size(); ++i) md << "---|";
-                md << "\n";
-                for (const Row& r : rows) {
-                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " |";
-                    for (std::size_t i = 0; i < kTileDesigns.size(); ++i)
-                        md << " " << (i < r.lbp_tiles.size() ? both(r.lbp_tiles[i]) : "–") << " |";
-                    md << "\n";
-                }
-                md << "\n";
+                    tile_names.push_back((d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) : std::string("untiled")) +
+                                         "; boundaries " + list(d.boundaries));
+                both_table("### WaldBoost first launch, tiled or not: latency / batched ms per frame\n\n"
+                           "Tiled: a block per 32×8 windows with their integral-image patch in shared memory; cuts: in-block "
+                           "compaction of survivors; boundaries: global compaction, as above.",
+                           tile_names, &Row::lbp_tiles);
                 // Macenauer's layout: implementation × block size × frame size, per scan setting.
                 std::map<std::pair<double, int>, std::vector<const Row*>> by_scan;
                 for (const Row& r : rows) by_scan[{r.step, r.stride}].push_back(&r);
