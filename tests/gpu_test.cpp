@@ -336,6 +336,22 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                 EXPECT_EQ(r.detections, want.detections) << what << ", rounds of " << round << " look-ups a lane from " << from;
                 expect_same_stats(r.stats, want.stats);
             }
+        // In-block cuts in the one-thread-per-window parts (untiled), under block and warp atomics:
+        // at the first weak classifiers, inside later parts, and (a thread per window throughout)
+        // deep in long sequences.
+        struct PartCuts {
+            Compaction c;
+            std::vector<int> cuts;
+            int warp_from;
+        };
+        for (const PartCuts& t : {PartCuts{Compaction::BlockAtomics, {1, 2, 3}, 64}, PartCuts{Compaction::WarpAtomics, {2, 5, 20, 40}, 64},
+                                  PartCuts{Compaction::BlockAtomics, {2, 8, 24, 100, 300, 900}, 1 << 30}}) {
+            CudaDetector gpu(m, p, CudaOptions{.compaction = t.c, .lbp_boundaries = {4, 16, 64, 256}, .lbp_warp_from = t.warp_from,
+                                               .lbp_tiled = false, .lbp_part_cuts = t.cuts, .poison = true});
+            const DetectResult r = gpu.detect(f.view);
+            EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(t.c) << ", " << t.cuts.size() << " in-block cuts";
+            expect_same_stats(r.stats, want.stats);
+        }
         // The tiled first launch (a block per 32×8 windows, their integral-image patch in shared
         // memory) with in-block compaction after any weak classifier, under each compaction; and
         // the untiled first launch.

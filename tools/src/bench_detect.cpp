@@ -49,6 +49,7 @@ struct Row {
     double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
     std::vector<std::pair<double, double>> lbp_tiles;       // latency and batched ms for each of kTileDesigns
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
+    std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
     double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
     std::vector<double> hog_tails;         // LBP prefix: batched ms per frame for each of kTailFroms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
@@ -84,8 +85,12 @@ constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::
 constexpr int kBlockSizes[] = {64, 128, 256, 512};
 // CudaOptions::lbp_warp_round: the most look-ups a lane of the warp kernel takes a round.
 constexpr int kWarpRounds[] = {1, 2, 4, 8};
+// CudaOptions::lbp_part_cuts: in-block compaction inside the thread-per-window parts (the default first).
+const std::vector<std::vector<int>> kPartCuts = {{24, 32, 48}, {}, {20, 24, 32, 40, 48}, {8, 24, 32, 48}, {2, 8, 24, 32, 48}, {6, 10, 20, 32}};
 // The default first, then Macenauer's.
-const std::vector<std::vector<int>> kBoundarySets = {{16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512}, {16, 128}, {16, 64}, {64, 256}};
+const std::vector<std::vector<int>> kBoundarySets = {{16, 64, 256}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512},
+                                                     {16, 128}, {16, 64}, {64, 256}, {16, 32, 64, 256}, {16, 24, 32, 64, 256},
+                                                     {16, 32, 128}};
 // The first launch: untiled, or tiled with in-block compaction cuts (CudaOptions::lbp_tiled,
 // lbp_tile_cuts), each with its own global boundaries.
 struct TileDesign {
@@ -270,6 +275,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
                             for (int round : kWarpRounds) r.lbp_warp_rounds.push_back(both_with(CudaOptions{.lbp_warp_round = round}));
+                            for (const auto& cuts : kPartCuts) r.lbp_part_cuts.push_back(both_with(CudaOptions{.lbp_part_cuts = cuts}));
                         }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
@@ -467,6 +473,12 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "The parts from weak classifier 64 on run a warp per window in rounds of 32, 64, … weak classifiers, up "
                            "to 32 × the look-ups a lane (CudaOptions::lbp_warp_round).",
                            names(kWarpRounds), &Row::lbp_warp_rounds);
+                std::vector<std::string> cut_names;
+                for (const auto& cuts : kPartCuts) cut_names.push_back(cuts.empty() ? std::string("none") : list(cuts));
+                both_table("### WaldBoost in-block cuts in the thread-per-window parts: latency / batched ms per frame\n\n"
+                           "The untiled parts before the warp parts compact their survivors inside each block after these weak "
+                           "classifiers (CudaOptions::lbp_part_cuts; the default first).",
+                           cut_names, &Row::lbp_part_cuts);
                 std::vector<std::string> tile_names;
                 for (const TileDesign& d : kTileDesigns)
                     tile_names.push_back((d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) : std::string("untiled")) +

@@ -127,13 +127,41 @@ __global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const
 // keep all threads busy from the start of the list and neighbouring threads still read
 // neighbouring windows. The codes, float additions and thresholds are those of lbp_part_kernel
 // (the same integers in the patch), so every decision and score is the CPU's.
+// In-block compaction points of a launch: after these weak classifiers of the part, ascending.
+struct Cuts {
+    int n = 0;
+    int at[6] = {};
+    // Adds the stage's weak-classifier count `cut` when it falls strictly inside the part
+    // [first, first + count), after the last one and while there is room.
+    void add(int cut, int first, int count) {
+        const int c = cut - first;
+        if (c > 0 && c < count && n < static_cast<int>(std::size(at)) && (n == 0 || c > at[n - 1])) at[n++] = c;
+    }
+};
 struct TileShape {
     int patch_w, patch_h;  // integral-image points per patch row, patch rows
-    int n_cuts;
-    int cuts[6];           // in-block compaction after these weak classifiers of the part, ascending
+    Cuts cuts;
 };
 constexpr int kTileThreads = kTileW * kTileH;
-static_assert(kTileThreads == 256, "the tiled launch's block compaction assumes 8 warps");
+static_assert(kTileThreads == 256, "the in-block compaction assumes 8 warps");
+
+// In-block compaction, in order (a ballot per warp, the warps' counts summed): the block's count of
+// passing threads, and in `at` a passing thread's place among them. Synchronises the block; the
+// caller writes its entry at `at`, then synchronises again before anyone reads the entries.
+__device__ __forceinline__ int block_compact(bool pass, int& at, int* warp_n) {
+    const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
+    const unsigned m = __ballot_sync(kFullMask, pass);
+    if (lane == 0) warp_n[warp] = __popc(m);
+    __syncthreads();
+    int n = 0;
+    at = 0;
+    for (int w = 0; w < kTileThreads / 32; ++w) {
+        at += w < warp ? warp_n[w] : 0;
+        n += warp_n[w];
+    }
+    at += __popc(m & ((1u << lane) - 1u));
+    return n;
+}
 
 template <int Cap>
 __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
@@ -168,8 +196,8 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
         const int wx = tx * kTileW + lane, wy = ty * kTileH + warp;
         pass = wx < L.cols && wy < L.rows;
     }
-    for (int cut = 0, begin = 0; cut <= t.n_cuts; ++cut) {
-        const int end = cut < t.n_cuts ? t.cuts[cut] : p.count;
+    for (int cut = 0, begin = 0; cut <= t.cuts.n; ++cut) {
+        const int end = cut < t.cuts.n ? t.cuts.at[cut] : p.count;
         if (cut > 0) {
             pass = static_cast<int>(threadIdx.x) < n;
             if (pass) {
@@ -185,7 +213,7 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
             pass = run_weak(a, id, o, t.patch_w, tables, p.weak, 0, begin, end, h, evaluated);
             if (!pass && a.flags) a.flags[id] = 0;
         }
-        if (cut == t.n_cuts) {  // the part's end: record or keep the sum, then append
+        if (cut == t.cuts.n) {  // the part's end: record or keep the sum, then append
             if (pass) {
                 pass = end_part(a, p, id, h);
                 if (a.flags) a.flags[id] = pass ? 1 : 0;
@@ -194,18 +222,9 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
             if (!a.flags) append<kTileThreads>(a, 0, 0, id, pass);
             return;
         }
-        // In-block compaction, in order: a ballot per warp, the warps' counts summed.
-        const unsigned m = __ballot_sync(kFullMask, pass);
-        if (lane == 0) warp_n[warp] = __popc(m);
-        __syncthreads();
-        int at = 0;
-        n = 0;
-        for (int w = 0; w < kTileThreads / 32; ++w) {
-            at += w < warp ? warp_n[w] : 0;
-            n += warp_n[w];
-        }
+        int at;
+        n = block_compact(pass, at, warp_n);
         if (pass) {
-            at += __popc(m & ((1u << lane) - 1u));
             list[at] = static_cast<std::uint16_t>(pos);
             sums[at] = h;
         }
@@ -216,6 +235,74 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
         __syncthreads();  // the list is complete, and warp_n read by every thread before it is reused
         begin = end;
     }
+}
+
+// Untiled one-thread-per-window parts with in-block cuts (CudaOptions::lbp_part_cuts): a thread
+// per window, as lbp_part_kernel, but at each cut the block's surviving windows are compacted in
+// shared memory (in order, with their running sums and first points), so that the next weak
+// classifiers run on full warps from the start of the block's list and the warps left without a
+// window retire, where otherwise each warp would run as long as its last window. Thread mapping:
+// a block of kTileThreads threads per kTileThreads survivors (grid-stride). Not with CubSelect
+// (its flags follow input positions). The codes, additions and thresholds are lbp_part_kernel's.
+template <int Cap>
+__global__ void __launch_bounds__(kTileThreads) lbp_cut_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+                                                               const float* __restrict__ tables, Cuts t,
+                                                               const __grid_constant__ Part<Cap> p) {
+    __shared__ std::uint32_t ids[kTileThreads];
+    __shared__ float sums[kTileThreads];
+    __shared__ long long origins[kTileThreads];
+    __shared__ int pitches[kTileThreads];
+    __shared__ int warp_n[kTileThreads / 32];
+    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
+    const std::uint32_t step = gridDim.x * kTileThreads;
+    std::uint32_t evaluated = 0;
+    for (std::uint32_t block_i = blockIdx.x * kTileThreads; block_i < count; block_i += step) {  // block-uniform
+        const std::uint32_t i = block_i + threadIdx.x;
+        bool pass = i < count;
+        std::uint32_t id = 0;
+        long long origin = 0;
+        int pitch = 0;
+        float h = 0.0f;
+        if (pass) {
+            id = a.in_ids ? a.in_ids[i] : i;
+            window_origin(a, id, origin, pitch);
+            h = p.first == 0 ? 0.0f : a.stage_sum[id];
+        }
+        for (int cut = 0, begin = 0, n = kTileThreads; cut <= t.n; ++cut) {
+            const int end = cut < t.n ? t.at[cut] : p.count;
+            if (cut > 0) {
+                pass = static_cast<int>(threadIdx.x) < n;
+                if (pass) {
+                    id = ids[threadIdx.x];
+                    h = sums[threadIdx.x];
+                    origin = origins[threadIdx.x];
+                    pitch = pitches[threadIdx.x];
+                }
+                __syncthreads();  // every entry read before the compaction below rewrites them
+            }
+            if (pass) pass = run_weak(a, id, gray + origin, pitch, tables, p.weak, p.first, begin, end, h, evaluated);
+            if (cut == t.n) {
+                if (pass) pass = end_part(a, p, id, h);
+                break;
+            }
+            int at;
+            n = block_compact(pass, at, warp_n);
+            if (pass) {
+                ids[at] = id;
+                sums[at] = h;
+                origins[at] = origin;
+                pitches[at] = pitch;
+            }
+            __syncthreads();  // the list is complete, and warp_n read by every thread before it is reused
+            if (n == 0) {     // the same for every thread
+                pass = false;
+                break;
+            }
+            begin = end;
+        }
+        append<kTileThreads>(a, i, count, id, pass);
+    }
+    count_weak(a, evaluated);
 }
 
 // Late parts, few survivors with many weak classifiers each. Thread mapping: one warp per window
@@ -375,14 +462,21 @@ public:
             tile_.patch_h = (kTileH - 1) * setting.stride + ext_y + 1;
             tile_bytes_ = static_cast<std::size_t>(tile_.patch_w) * static_cast<std::size_t>(tile_.patch_h) * sizeof(std::uint32_t);
             tiled_ = tile_bytes_ <= kTileBytes;
-            for (int cut : tile_cuts)
-                if (cut > 0 && cut < count && tile_.n_cuts < static_cast<int>(std::size(tile_.cuts)) &&
-                    (tile_.n_cuts == 0 || cut > tile_.cuts[tile_.n_cuts - 1]))
-                    tile_.cuts[tile_.n_cuts++] = cut;
+            for (int cut : tile_cuts) tile_.cuts.add(cut, 0, count);
         }
         if (!tiled_ && !tile_cuts.empty()) {
             cuts.insert(cuts.end(), tile_cuts.begin(), tile_cuts.end());
             split(cuts, n);
+        }
+        // In-block cuts of the untiled one-thread-per-window parts (not with CubSelect).
+        part_cuts_.assign(ends_.size(), Cuts{});
+        if (options.compaction != Compaction::CubSelect) {
+            std::vector<int> in_block = options.lbp_part_cuts;
+            std::sort(in_block.begin(), in_block.end());
+            for (std::size_t j = 0; j < ends_.size(); ++j) {
+                const int first = j == 0 ? 0 : ends_[j - 1];
+                for (int cut : in_block) part_cuts_[j].add(cut, first, ends_[j] - first);
+            }
         }
     }
     std::uint32_t weak_per_window() const override { return 0; }  // counted on the device
@@ -396,6 +490,12 @@ public:
         if (tiled_ && first == 0 && !s.in_ids) {  // the frame's first launch, tiled
             if (count <= kSmallPart) launch_tile<kSmallPart>(s, f, count, last, stream);
             else launch_tile<kLargePart>(s, f, count, last, stream);
+            return;
+        }
+        const Cuts& in_block = part_cuts_[static_cast<std::size_t>(part)];
+        if (in_block.n > 0 && first < warp_from_) {
+            if (count <= kSmallPart) launch_cut<kSmallPart>(s, f, in_block, first, count, last, grid_limit, stream);
+            else launch_cut<kLargePart>(s, f, in_block, first, count, last, grid_limit, stream);
             return;
         }
         switch (threads_) {
@@ -428,6 +528,14 @@ private:
         p.final_threshold = final_;
         std::copy(weak_.begin() + first, weak_.begin() + first + count, p.weak);
         return p;
+    }
+    template <int Cap>
+    void launch_cut(const SurvivorArgs& s, const FrameFeatures& f, const Cuts& in_block, int first, int count, int last,
+                    int grid_limit, cudaStream_t stream) const {
+        const int all = blocks_for(s.n_windows, kTileThreads);
+        const int grid = grid_limit > 0 ? std::min(all, grid_limit * kThreads / kTileThreads) : all;
+        lbp_cut_kernel<Cap><<<grid, kTileThreads, 0, stream>>>(s, f.gray, tables_.p, in_block, part_record<Cap>(first, count, last));
+        CK_LAUNCH();
     }
     template <int Cap>
     void launch_tile(const SurvivorArgs& s, const FrameFeatures& f, int count, int last, cudaStream_t stream) const {
@@ -480,6 +588,7 @@ private:
     DeviceBuffer<float> tables_;
     DeviceBuffer<DevWeak> weak_dev_;  // the records again, for the warp kernel's per-lane reads
     std::vector<int> ends_;  // the weak-classifier count at the end of each part
+    std::vector<Cuts> part_cuts_;  // per part: its in-block cuts (CudaOptions::lbp_part_cuts), relative to the part
 };
 
 bool fits_records(const WaldBoostLbpStage& stage, std::string* why) {

@@ -89,6 +89,14 @@ struct CudaOptions {
     // window order) after these weak classifiers (at most 6; those at or past the first part's
     // end are ignored). Untiled, they are boundaries like lbp_boundaries.
     std::vector<int> lbp_tile_cuts = {4};
+    // The untiled parts that run a thread per window (before lbp_warp_from) compact their
+    // surviving windows inside each block after these numbers of weak classifiers (at most 6 a
+    // part; those on a part's boundary are ignored), so that warps whose windows were all
+    // rejected retire instead of waiting on the block's last window. Not with CubSelect. Empty:
+    // none. 24, 32, 48 (inside the part from 16 to 64) was the fastest of five sets with the
+    // shipped face sequence at 1920×1080: 2 % less batched time at stride 1, 4–5 % at stride 2,
+    // against none (experiments/results/gpu-waldboost.md, "In-block cuts").
+    std::vector<int> lbp_part_cuts = {24, 32, 48};
     // Models with an LBP prefix in front of HoG stages: EveryLevel builds every level's integral
     // histograms (as without a prefix); SurvivorBlocks (default) builds only a per-pixel gradient
     // plane per level and sums each survivor's blocks from it. WhereSurvivors is CPU-only.
