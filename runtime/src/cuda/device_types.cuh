@@ -67,6 +67,7 @@ struct SurvivorArgs {
     bool block_append;              // BlockAtomics: survivors gathered in shared memory per block
     float* win_score;               // per window id: see record()
     std::int16_t* win_stage;        // per window id: rejecting stage, or n_stages when accepted
+    bool keep_rejected;             // DetectParams::keep_rejected: record rejected windows too
     float* stage_sum;               // per window id: a stage's running sum between its launches (LBP)
     unsigned long long* weak_count; // weak classifiers evaluated, for kinds that count on the device
 };

@@ -271,6 +271,7 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         a.block_append = engine.options.compaction == Compaction::BlockAtomics;
         a.win_score = s.d_win_score.p;
         a.win_stage = s.d_win_stage.p;
+        a.keep_rejected = params.keep_rejected;
         a.stage_sum = s.d_stage_sum.p;
         a.weak_count = s.d_weak.p;
         final_ids = a.out_ids;
