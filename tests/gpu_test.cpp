@@ -331,11 +331,12 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
         // per window from the first weak classifier on and from the 64th.
         for (int round : {1, 4, 8})
             for (int from : {0, 64}) {
-                CudaDetector gpu(m, p, CudaOptions{.lbp_warp_from = from, .lbp_warp_round = round, .poison = true});
+                CudaDetector gpu(m, p, CudaOptions{.lbp_warp_from = from, .lbp_warp_round = round, .lbp_block_from = 1 << 30, .poison = true});
                 const DetectResult r = gpu.detect(f.view);
                 EXPECT_EQ(r.detections, want.detections) << what << ", rounds of " << round << " look-ups a lane from " << from;
                 expect_same_stats(r.stats, want.stats);
             }
+
         // In-block cuts in the one-thread-per-window parts (untiled), under block and warp atomics:
         // at the first weak classifiers, inside later parts, and (a thread per window throughout)
         // deep in long sequences.
@@ -370,6 +371,36 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                                                      << t.cuts.size() << " cuts";
             expect_same_stats(r.stats, want.stats);
         }
+        ++run;
+    }
+}
+
+// The block-per-window parts (CudaOptions::lbp_block_from; by default from weak classifier 256,
+// so the long models above run them): from the first weak classifier on, from the 64th and from
+// the 256th, under each compaction, on random sequences of 1 to 2048 weak classifiers (rounds of
+// 32 to 256 look-ups, windows rejected inside a round, and windows that run to the end). Small
+// images: a test that compute-sanitizer's racecheck can run.
+TEST(GpuDetector, BlockPerWindowPartsMatchTheCpu) {
+    REQUIRE_GPU();
+    int run = 0;
+    for (int weak : {1, 300, 2048}) {
+        const GrayImage img = blobby_image(181 + 13 * run, 149 + 7 * run, 90u + static_cast<unsigned>(run));
+        const CascadeModel m = random_lbp_model(95u + static_cast<unsigned>(run), weak, 24, 24, img, 2);
+        DetectParams p;
+        p.stride = 2;
+        p.scale_step = 1.2;
+        const Frame f = colour_frame(img, 3, 5);
+        const std::string what = std::to_string(weak) + " weak classifiers";
+        compare_backends(m, p, f.view, what + ", a block per window from 0", CudaOptions{.lbp_block_from = 0});
+        CpuDetector cpu(m, p);
+        const DetectResult want = cpu.detect(f.view);
+        for (Compaction c : {Compaction::BlockAtomics, Compaction::WarpAtomics, Compaction::CubSelect})
+            for (int from : {0, 64, 256}) {
+                CudaDetector gpu(m, p, CudaOptions{.compaction = c, .lbp_block_from = from, .poison = true});
+                const DetectResult r = gpu.detect(f.view);
+                EXPECT_EQ(r.detections, want.detections) << what << ", a block per window from " << from << ", " << kCompactionNames.name(c);
+                expect_same_stats(r.stats, want.stats);
+            }
         ++run;
     }
 }

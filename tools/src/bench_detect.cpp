@@ -50,6 +50,7 @@ struct Row {
     std::vector<std::pair<double, double>> lbp_tiles;       // latency and batched ms for each of kTileDesigns
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
     std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
+    std::vector<std::pair<double, double>> lbp_block_froms;  // latency and batched ms for each of kBlockFroms
     double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
     std::vector<double> hog_tails;         // LBP prefix: batched ms per frame for each of kTailFroms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
@@ -85,6 +86,8 @@ constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::
 constexpr int kBlockSizes[] = {64, 128, 256, 512};
 // CudaOptions::lbp_warp_round: the most look-ups a lane of the warp kernel takes a round.
 constexpr int kWarpRounds[] = {1, 2, 4, 8};
+// CudaOptions::lbp_block_from: the first weak classifier of the block-per-window parts (the default first; 1 << 30: never).
+constexpr int kBlockFroms[] = {256, 1 << 30, 128, 512, 1024};
 // CudaOptions::lbp_part_cuts: in-block compaction inside the thread-per-window parts (the default first).
 const std::vector<std::vector<int>> kPartCuts = {{24, 32, 48}, {}, {20, 24, 32, 40, 48}, {8, 24, 32, 48}, {2, 8, 24, 32, 48}, {6, 10, 20, 32}};
 // The default first, then Macenauer's.
@@ -276,6 +279,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
                             for (int round : kWarpRounds) r.lbp_warp_rounds.push_back(both_with(CudaOptions{.lbp_warp_round = round}));
                             for (const auto& cuts : kPartCuts) r.lbp_part_cuts.push_back(both_with(CudaOptions{.lbp_part_cuts = cuts}));
+                            for (int from : kBlockFroms) r.lbp_block_froms.push_back(both_with(CudaOptions{.lbp_block_from = from}));
                         }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
@@ -479,6 +483,12 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "The untiled parts before the warp parts compact their survivors inside each block after these weak "
                            "classifiers (CudaOptions::lbp_part_cuts; the default first).",
                            cut_names, &Row::lbp_part_cuts);
+                std::vector<std::string> block_names;
+                for (int from : kBlockFroms) block_names.push_back(from == 1 << 30 ? std::string("never") : std::to_string(from));
+                both_table("### WaldBoost block parts: latency / batched ms per frame\n\n"
+                           "Parts that start at weak classifier N or later run a block of 256 threads per window, rounds of up to "
+                           "256 look-ups at once (CudaOptions::lbp_block_from; the default first).",
+                           block_names, &Row::lbp_block_froms);
                 std::vector<std::string> tile_names;
                 for (const TileDesign& d : kTileDesigns)
                     tile_names.push_back((d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) : std::string("untiled")) +

@@ -354,6 +354,56 @@ __device__ __forceinline__ void lookup_round(const DevWeak* __restrict__ weak, c
         }
 }
 
+// Adds a round's n responses (r_row, n a multiple of 4 or the round's last entries; rows 16-byte
+// aligned) to the running sum h in weak-classifier order, stopping at the first that falls below
+// its threshold (t_row): then rejected, and margin = h − θ_B there. Four at a time, the next four
+// loaded before these are added (the loads do not wait on the sum). The four running sums are the
+// CPU's additions in its order; only then are they compared with their thresholds, so the sum's
+// chain is not broken by a branch after every addition. Entries past n are read but never used.
+__device__ __forceinline__ void add_round(const float* r_row, const float* t_row, int n, float& h, int& evaluated, bool& rejected,
+                                          float& margin) {
+    float4 rv = *reinterpret_cast<const float4*>(r_row), tv = *reinterpret_cast<const float4*>(t_row);
+    for (int j = 0; j < n; j += 4) {
+        const float4 r4 = rv, t4 = tv;
+        if (j + 4 < n) {
+            rv = *reinterpret_cast<const float4*>(r_row + j + 4);
+            tv = *reinterpret_cast<const float4*>(t_row + j + 4);
+        }
+        const int m = min(n - j, 4);
+        const float h1 = h + r4.x, h2 = h1 + r4.y, h3 = h2 + r4.z, h4 = h3 + r4.w;
+        // The first of the m that falls below its threshold, else m.
+        const int at = h1 < t4.x ? 0 : m > 1 && h2 < t4.y ? 1 : m > 2 && h3 < t4.z ? 2 : m > 3 && h4 < t4.w ? 3 : m;
+        const int end = at < m ? at : m - 1;  // the last weak classifier added
+        h = end == 0 ? h1 : end == 1 ? h2 : end == 2 ? h3 : h4;
+        evaluated += end + 1;
+        if (at < m) {
+            const float t = at == 0 ? t4.x : at == 1 ? t4.y : at == 2 ? t4.z : t4.w;
+            rejected = true;
+            margin = h - t;
+            return;
+        }
+    }
+}
+
+// A window's part ends: lane or thread 0 counts its weak classifiers, records it and appends it
+// when it goes on (the warp and block kernels).
+__device__ __forceinline__ void finish_window(const SurvivorArgs& a, const PartHead& p, std::uint32_t w, std::uint32_t id, float h,
+                                              int evaluated, bool rejected, float margin) {
+    atomicAdd(a.weak_count, static_cast<unsigned long long>(evaluated));
+    bool pass = false;
+    if (rejected) {
+        record(a, id, margin, false);
+    } else if (p.last) {
+        const float score = h - p.final_threshold;
+        pass = score >= 0.0f;
+        record(a, id, score, pass);
+    } else {
+        a.stage_sum[id] = h;
+        pass = true;
+    }
+    append_one(a, w, id, pass);
+}
+
 template <int Threads, int Round>
 __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
                                                                   const float* __restrict__ tables,
@@ -381,56 +431,80 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
             else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
             else lookup_round<Round>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
             __syncwarp();
-            // Four at a time, the next four loaded before these are added (the loads do not wait
-            // on the sum). The four running sums are the CPU's additions in its order; only then
-            // are they compared with their thresholds, so the sum's chain is not broken by a
-            // branch after every addition. Entries past n are read but never used.
-            float4 rv = *reinterpret_cast<const float4*>(r_row), tv = *reinterpret_cast<const float4*>(t_row);
-            for (int j = 0; j < n; j += 4) {
-                const float4 r4 = rv, t4 = tv;
-                if (j + 4 < n) {
-                    rv = *reinterpret_cast<const float4*>(r_row + j + 4);
-                    tv = *reinterpret_cast<const float4*>(t_row + j + 4);
-                }
-                const int m = min(n - j, 4);
-                const float h1 = h + r4.x, h2 = h1 + r4.y, h3 = h2 + r4.z, h4 = h3 + r4.w;
-                // The first of the m that falls below its threshold, else m.
-                const int at = h1 < t4.x ? 0 : m > 1 && h2 < t4.y ? 1 : m > 2 && h3 < t4.z ? 2 : m > 3 && h4 < t4.w ? 3 : m;
-                const int end = at < m ? at : m - 1;  // the last weak classifier added
-                h = end == 0 ? h1 : end == 1 ? h2 : end == 2 ? h3 : h4;
-                evaluated += end + 1;
-                if (at < m) {
-                    const float t = at == 0 ? t4.x : at == 1 ? t4.y : at == 2 ? t4.z : t4.w;
-                    rejected = true;
-                    margin = h - t;
-                    break;
-                }
-            }
+            add_round(r_row, t_row, n, h, evaluated, rejected, margin);
             __syncwarp();  // every lane has read the rows before the next round writes them
         }
-        if (lane == 0) {
-            atomicAdd(a.weak_count, static_cast<unsigned long long>(evaluated));
-            bool pass = false;
-            if (rejected) {
-                record(a, id, margin, false);
-            } else if (p.last) {
-                const float score = h - p.final_threshold;
-                pass = score >= 0.0f;
-                record(a, id, score, pass);
-            } else {
-                a.stage_sum[id] = h;
-                pass = true;
-            }
-            append_one(a, w, id, pass);
-        }
+        if (lane == 0) finish_window(a, p, w, id, h, evaluated, rejected, margin);
     });
+}
+
+// The last parts (CudaOptions::lbp_block_from): a few hundred windows that run up to thousands of
+// weak classifiers each, so that a warp per window leaves most of the GPU idle while each lane
+// looks up dozens of weak classifiers one round after another. Thread mapping: a block of
+// kBlockWindowThreads threads per window (grid-stride over the survivors); rounds of 32, 64, …
+// up to kBlockWindowThreads weak classifiers, one look-up a thread, responses and thresholds
+// left in shared memory; warp 0 adds them in order (add_round, the warp kernel's additions), and
+// the outcome is shared with the block before the next round.
+constexpr int kBlockWindowThreads = 256;
+__global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+                                                                             const float* __restrict__ tables,
+                                                                             const DevWeak* __restrict__ weak, const PartHead p) {
+    __shared__ __align__(16) float responses[kBlockWindowThreads];
+    __shared__ __align__(16) float thetas[kBlockWindowThreads];
+    __shared__ float round_h, round_margin;
+    __shared__ int round_evaluated, round_rejected;
+    const int t = static_cast<int>(threadIdx.x);
+    const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
+    const std::uint32_t loop_n = a.flags ? a.n_windows : count;
+    for (std::uint32_t w = blockIdx.x; w < loop_n; w += gridDim.x) {
+        if (w >= count) {  // only reached with flags (loop_n > count)
+            if (t == 0) a.flags[w] = 0;
+            continue;
+        }
+        const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
+        long long origin;
+        int pitch;
+        window_origin(a, id, origin, pitch);
+        const std::uint32_t* o = gray + origin;
+        float h = p.first == 0 ? 0.0f : a.stage_sum[id];
+        int evaluated = 0;
+        bool rejected = false;
+        float margin = 0.0f;
+        for (int c0 = 0, size = 32; c0 < p.count && !rejected; c0 += size, size = min(2 * size, kBlockWindowThreads)) {
+            const int n = min(size, p.count - c0);
+            if (t < n) {
+                const int k = p.first + c0 + t;
+                const DevWeak c = weak[k];
+                const std::uint8_t code = lbp_code32(o, pitch, c.x, c.y, c.w, c.h);
+                responses[t] = __ldg(tables + (static_cast<std::size_t>(k) << 8) + code);
+                thetas[t] = c.theta;
+            }
+            __syncthreads();
+            if (t < 32) {  // the whole warp, the same sum in every lane
+                add_round(responses, thetas, n, h, evaluated, rejected, margin);
+                if (t == 0) {
+                    round_h = h;
+                    round_evaluated = evaluated;
+                    round_rejected = rejected ? 1 : 0;
+                    round_margin = margin;
+                }
+            }
+            __syncthreads();  // the rows read before the next round writes them; the outcome written
+            h = round_h;
+            evaluated = round_evaluated;
+            rejected = round_rejected != 0;
+            margin = round_margin;
+            __syncthreads();  // the outcome read by every thread before warp 0 writes the next
+        }
+        if (t == 0) finish_window(a, p, w, id, h, evaluated, rejected, margin);
+    }
 }
 
 class WaldBoostLbpCudaStage final : public CudaStage {
 public:
     WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options, const StageSetting& setting)
         : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from),
-          warp_round_(options.lbp_warp_round) {
+          warp_round_(options.lbp_warp_round), block_from_(options.lbp_block_from) {
         std::vector<float> tables;
         tables.reserve(stage.weak.size() * 256);
         for (const LbpWeakClassifier& c : stage.weak) {
@@ -493,7 +567,7 @@ public:
             return;
         }
         const Cuts& in_block = part_cuts_[static_cast<std::size_t>(part)];
-        if (in_block.n > 0 && first < warp_from_) {
+        if (in_block.n > 0 && first < warp_from_ && first < block_from_) {
             if (count <= kSmallPart) launch_cut<kSmallPart>(s, f, in_block, first, count, last, grid_limit, stream);
             else launch_cut<kLargePart>(s, f, in_block, first, count, last, grid_limit, stream);
             return;
@@ -512,6 +586,14 @@ private:
     template <int Threads>
     void launch_part(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid_limit,
                      cudaStream_t stream) const {
+        if (first >= block_from_) {
+            const int all = static_cast<int>(std::min<std::size_t>(s.n_windows, 0x7fffffff));
+            const int grid = grid_limit > 0 ? std::min(all, grid_limit) : all;
+            lbp_part_block_kernel<<<grid, kBlockWindowThreads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p,
+                                                                            PartHead{first, count, last, final_});
+            CK_LAUNCH();
+            return;
+        }
         const bool warp = first >= warp_from_;
         const int all = blocks_for(static_cast<std::size_t>(s.n_windows) * (warp ? 32 : 1), Threads);
         const int grid = grid_limit > 0 ? std::min(all, grid_limit * kThreads / Threads) : all;
@@ -580,7 +662,7 @@ private:
     }
 
     float final_;
-    int threads_, warp_from_, warp_round_;
+    int threads_, warp_from_, warp_round_, block_from_;
     bool tiled_ = false;
     TileShape tile_{};
     std::size_t tile_bytes_ = 0;

@@ -75,6 +75,14 @@ struct CudaOptions {
     // (experiments/results/gpu-waldboost.md, "Warp parts in rounds").
     int lbp_warp_from = 64;
     int lbp_warp_round = 2;
+    // Parts that start at this weak classifier or later run a block of 256 threads per window
+    // instead of a warp: rounds of up to 256 look-ups at once, one a thread, added in order by one
+    // warp. For the few windows that run a long sequence to its end, whose look-ups a warp would
+    // take dozens at a time one round after another. Past the sequence's length: never. With the
+    // shipped face sequence padded to 2048 at 1920×1080, stride 1, the part from 256 this way took
+    // batched time from 1.08 to 1.04–1.05 ms and latency from 1.48–1.51 to 1.47–1.49 ms
+    // (experiments/results/gpu-waldboost.md, "A block per window").
+    int lbp_block_from = 256;
     // The frame's first WaldBoost launch (the first part of a model's first stage) gives each
     // block a tile of 32 × 8 neighbouring windows and copies their patch of the gray integral image
     // to shared memory, when the patch fits in 48 KiB at the detector's stride (24×24 faces at
