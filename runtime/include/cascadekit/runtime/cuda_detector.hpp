@@ -15,9 +15,11 @@
 //            image, exact uint32, the level's resampling fused into the row pass;
 //   stages   launches over the surviving windows only (survivor compaction); hog_svm: one launch
 //            a stage, small stages one thread per window, large ones one warp per window (lanes
-//            over learners, summed in learner order); waldboost_lbp: one thread per window, a
-//            launch per part between compaction boundaries (CudaOptions::lbp_boundaries), the
-//            frame's first part tiled where it fits (CudaOptions::lbp_tiled), early rejection
+//            over learners, summed in learner order); waldboost_lbp: a launch per part between
+//            compaction boundaries (CudaOptions::lbp_boundaries), a thread per window in the
+//            early parts (the frame's first part tiled where it fits, CudaOptions::lbp_tiled;
+//            survivors compacted inside blocks at lbp_tile_cuts and lbp_part_cuts), a warp per
+//            window from lbp_warp_from, a block per window from lbp_block_from, early rejection
 //            after every weak classifier; a survivor's score accumulates its stage margins;
 //   download per-stage counts and the accepted windows.
 // Integral histograms are uint32 (exact: every rectangle sum of area <= kMaxExactRectArea is the
