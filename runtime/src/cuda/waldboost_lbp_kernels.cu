@@ -117,16 +117,6 @@ __global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const
     count_weak(a, evaluated);
 }
 
-// The frame's first launch when it fits (CudaOptions::lbp_tiled): a block per kTileW × kTileH tile
-// of neighbouring windows of one level, one thread each (threadIdx.x = row · kTileW + column).
-// The block first copies the tile's patch of the level's integral image (every point its windows'
-// cells can touch) to shared memory, so that a weak classifier's 16 look-ups are shared-memory
-// reads, and at stride 1 a warp's 32 reads of one corner are 32 neighbouring words (no bank
-// conflict). Between the in-block cuts (TileShape::cuts, CudaOptions::lbp_tile_cuts) the block's
-// survivors are compacted in shared memory, in window order, so that the next weak classifiers
-// keep all threads busy from the start of the list and neighbouring threads still read
-// neighbouring windows. The codes, float additions and thresholds are those of lbp_part_kernel
-// (the same integers in the patch), so every decision and score is the CPU's.
 // In-block compaction points of a launch: after these weak classifiers of the part, ascending.
 struct Cuts {
     int n = 0;
@@ -138,10 +128,7 @@ struct Cuts {
         if (c > 0 && c < count && n < static_cast<int>(std::size(at)) && (n == 0 || c > at[n - 1])) at[n++] = c;
     }
 };
-struct TileShape {
-    int patch_w, patch_h;  // integral-image points per patch row, patch rows
-    Cuts cuts;
-};
+
 constexpr int kTileThreads = kTileW * kTileH;
 static_assert(kTileThreads == 256, "the in-block compaction assumes 8 warps");
 
@@ -162,6 +149,21 @@ __device__ __forceinline__ int block_compact(bool pass, int& at, int* warp_n) {
     at += __popc(m & ((1u << lane) - 1u));
     return n;
 }
+
+// The frame's first launch when it fits (CudaOptions::lbp_tiled): a block per kTileW × kTileH tile
+// of neighbouring windows of one level, one thread each (threadIdx.x = row · kTileW + column).
+// The block first copies the tile's patch of the level's integral image (every point its windows'
+// cells can touch) to shared memory, so that a weak classifier's 16 look-ups are shared-memory
+// reads, and at stride 1 a warp's 32 reads of one corner are 32 neighbouring words (no bank
+// conflict). Between the in-block cuts (TileShape::cuts, CudaOptions::lbp_tile_cuts) the block's
+// survivors are compacted in shared memory, in window order, so that the next weak classifiers
+// keep all threads busy from the start of the list and neighbouring threads still read
+// neighbouring windows. The codes, float additions and thresholds are those of lbp_part_kernel
+// (the same integers in the patch), so every decision and score is the CPU's.
+struct TileShape {
+    int patch_w, patch_h;  // integral-image points per patch row, patch rows
+    Cuts cuts;
+};
 
 template <int Cap>
 __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
