@@ -135,6 +135,55 @@ TEST(Gray, Bt601MatchesReferenceAndChannelOrder) {
     EXPECT_EQ(g.pixels, (std::vector<std::uint8_t>{7, 200}));
 }
 
+// gray_rows (AVX2 32 and SSSE3 16 pixels at a time, with scalar heads and tails) against the plain integer
+// formula, pixel by pixel: widths around the 16-pixel blocks, 3 and 4 channels, both orders,
+// padded and bottom-up strides, and streaming stores into destinations at every alignment.
+TEST(Gray, RowsEqualThePlainFormulaForEveryLayout) {
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> u(0, 255);
+    int checked = 0;
+    for (int channels : {1, 3, 4})
+        for (ChannelOrder order : {ChannelOrder::RGB, ChannelOrder::BGR})
+            for (int width : {1, 15, 16, 17, 31, 32, 33, 34, 48, 64, 66, 100, 257})
+                for (int misalign : {0, 1, 7, 15}) {
+                    const int height = 3;
+                    const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(width) * channels + 5;  // padded rows
+                    std::vector<std::uint8_t> px(static_cast<std::size_t>(row) * height);
+                    for (auto& v : px) v = static_cast<std::uint8_t>(u(rng));
+                    // Every pixel value at the extremes too: all-255 and all-0 pixels in row 1.
+                    for (int x = 0; x < width; x += 2)
+                        for (int c = 0; c < channels; ++c) px[static_cast<std::size_t>(row + x * channels + c)] = x % 4 ? 0 : 255;
+                    const bool bottom_up = width % 2 == 1;
+                    const ImageView view{bottom_up ? px.data() + (height - 1) * row : px.data(), width, height,
+                                         bottom_up ? -row : row, channels, order};
+                    const std::ptrdiff_t dst_stride = width + 3;
+                    std::vector<std::uint8_t> buffer(static_cast<std::size_t>(dst_stride) * height + 32, 0x5A);
+                    std::uint8_t* dst = buffer.data() + (16 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 16) % 16 + misalign;
+                    for (bool streaming : {false, true}) {
+                        gray_rows(view, 0, height, dst, dst_stride, streaming);
+                        for (int y = 0; y < height; ++y)
+                            for (int x = 0; x < width; ++x) {
+                                const std::uint8_t* p = view.data + y * view.stride + x * channels;
+                                const int r = channels == 1 ? p[0] : p[order == ChannelOrder::RGB ? 0 : 2];
+                                const int g = channels == 1 ? p[0] : p[1];
+                                const int b = channels == 1 ? p[0] : p[order == ChannelOrder::RGB ? 2 : 0];
+                                const int want = channels == 1 ? p[0] : (4899 * r + 9617 * g + 1868 * b + 8192) >> 14;
+                                ASSERT_EQ(dst[y * dst_stride + x], want) << channels << " channels, width " << width << ", x " << x
+                                                                         << ", y " << y << (streaming ? ", streaming" : "");
+                                ++checked;
+                            }
+                    }
+                    // Nothing written past a row's end.
+                    for (int y = 0; y + 1 < height; ++y)
+                        for (std::ptrdiff_t x = width; x < dst_stride; ++x) ASSERT_EQ(dst[y * dst_stride + x], 0x5A);
+                    // to_gray gives the same bytes.
+                    const GrayImage g = to_gray(view);
+                    for (int y = 0; y < height; ++y)
+                        ASSERT_TRUE(std::equal(g.pixels.begin() + y * width, g.pixels.begin() + (y + 1) * width, dst + y * dst_stride));
+                }
+    EXPECT_GT(checked, 50000);
+}
+
 TEST(Gray, RejectsBrokenViews) {
     std::uint8_t px[4] = {};
     EXPECT_THROW(to_gray({nullptr, 2, 2, 2, 1}), ImageError);

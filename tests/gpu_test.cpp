@@ -178,6 +178,26 @@ void compare_backends(const CascadeModel& model, const DetectParams& params, con
     }
 }
 
+// The CPU's pyramid levels of a gray frame for a window of ww × wh under p (each level's plan and
+// its resampled image), as the detectors build them.
+std::vector<std::pair<PyramidLevel, GrayImage>> cpu_levels(const GrayImage& gray, int ww, int wh, const DetectParams& p) {
+    Octaves octaves;
+    octaves.reset(gray);
+    std::vector<std::pair<PyramidLevel, GrayImage>> out;
+    for (const PyramidLevel& pl : plan_pyramid(gray.width, gray.height, ww, wh, p.scale_step, p.min_scale, p.max_scale, p.level_pad)) {
+        out.emplace_back(pl, GrayImage{});
+        resample_level(octaves, pl, out.back().second);
+    }
+    return out;
+}
+
+// Entries of a GPU buffer that differ from the CPU's (same length).
+std::size_t differences(const std::vector<std::uint32_t>& gpu, const std::uint32_t* cpu) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < gpu.size(); ++i) n += gpu[i] != cpu[i];
+    return n;
+}
+
 }  // namespace
 
 TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
@@ -221,24 +241,16 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
         gpu.detect(view);
         const GrayImage gray = to_gray(view);
         EXPECT_EQ(gpu.last_gray(), gray.pixels);
-        const auto levels = plan_pyramid(k.w, k.h, 64, 128, p.scale_step, p.min_scale, p.max_scale, p.level_pad);
+        const auto levels = cpu_levels(gray, 64, 128, p);
         ASSERT_FALSE(levels.empty());
-        Octaves octaves;
-        octaves.reset(gray);
         for (std::size_t li = 0; li < levels.size(); ++li) {
-            GrayImage level;
-            resample_level(octaves, levels[li], level);
             IntegralHistogram ih;
-            ih.compute(level, bars.hog.gradient());
+            ih.compute(levels[li].second, bars.hog.gradient());
             int w = 0, h = 0;
             const std::vector<std::uint32_t> g = gpu.level_integral_histogram(static_cast<int>(li), w, h);
-            ASSERT_EQ(w, levels[li].width);
-            ASSERT_EQ(h, levels[li].height);
+            ASSERT_EQ(std::pair(w, h), std::pair(levels[li].first.width, levels[li].first.height));
             ASSERT_EQ(g.size(), ih.row_stride() * (static_cast<std::size_t>(h) + 1));
-            const std::uint32_t* cpu = ih.point(0, 0);
-            std::size_t differ = 0;
-            for (std::size_t i = 0; i < g.size(); ++i) differ += g[i] != cpu[i];
-            EXPECT_EQ(differ, 0u) << "level " << li;
+            EXPECT_EQ(differences(g, ih.point(0, 0)), 0u) << "level " << li;
         }
     }
 }
@@ -259,26 +271,24 @@ TEST(GpuFeatures, GrayIntegralImagesEqualTheCpusOnEveryLevel) {
         p.min_scale = k.min_scale;
         p.stride = 2;
         const CascadeModel m = random_lbp_model(5, 3, 24, 24, src, 4);
-        CudaDetector gpu(m, p, CudaOptions{.poison = true});
-        gpu.detect(f.view);
-        const GrayImage gray = to_gray(f.view);
-        const auto levels = plan_pyramid(k.w, k.h, 24, 24, p.scale_step, p.min_scale, p.max_scale);
-        ASSERT_FALSE(levels.empty());
-        Octaves octaves;
-        octaves.reset(gray);
-        for (std::size_t li = 0; li < levels.size(); ++li) {
-            GrayImage level;
-            resample_level(octaves, levels[li], level);
-            IntegralImage ii;
-            ii.compute(level);
-            int w = 0, h = 0;
-            const std::vector<std::uint32_t> g = gpu.level_integral_image(static_cast<int>(li), w, h);
-            ASSERT_EQ(w, levels[li].width);
-            ASSERT_EQ(h, levels[li].height);
-            ASSERT_EQ(g.size(), ii.row_stride() * (static_cast<std::size_t>(h) + 1));
-            std::size_t differ = 0;
-            for (std::size_t i = 0; i < g.size(); ++i) differ += g[i] != ii.data()[i];
-            EXPECT_EQ(differ, 0u) << "level " << li;
+        // The frame staged in gray on the host (CudaOptions::host_gray, default) or converted by a kernel.
+        for (const bool host_gray : {true, false}) {
+            SCOPED_TRACE(host_gray ? "gray staged on the host" : "gray converted on the device");
+            CudaDetector gpu(m, p, CudaOptions{.host_gray = host_gray, .poison = true});
+            gpu.detect(f.view);
+            const GrayImage gray = to_gray(f.view);
+            EXPECT_EQ(gpu.last_gray(), gray.pixels);
+            const auto levels = cpu_levels(gray, 24, 24, p);
+            ASSERT_FALSE(levels.empty());
+            for (std::size_t li = 0; li < levels.size(); ++li) {
+                IntegralImage ii;
+                ii.compute(levels[li].second);
+                int w = 0, h = 0;
+                const std::vector<std::uint32_t> g = gpu.level_integral_image(static_cast<int>(li), w, h);
+                ASSERT_EQ(std::pair(w, h), std::pair(levels[li].first.width, levels[li].first.height));
+                ASSERT_EQ(g.size(), ii.row_stride() * (static_cast<std::size_t>(h) + 1));
+                EXPECT_EQ(differences(g, ii.data()), 0u) << "level " << li;
+            }
         }
     }
 }

@@ -767,3 +767,29 @@ TEST(HostCopy, RowsArriveIntactAtEveryAlignmentAndStride) {
             EXPECT_EQ(out[static_cast<std::size_t>(offset) + n], 0x5A) << n << " at " << offset;
         }
 }
+
+// The staging of frames in gray (CudaOptions::host_gray): to_gray's bytes, rows packed, for frames
+// below and above 1 MiB (bands in parallel with streaming stores there), 1, 3 and 4 channels,
+// both orders, padded and bottom-up rows; nothing written past the frame.
+TEST(HostCopy, GrayStagingEqualsToGray) {
+    std::mt19937 rng(12);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (const int channels : {1, 3, 4})
+        for (const auto& [w, h] : {std::pair{37, 5}, std::pair{1283, 331}, std::pair{1920, 1080}})
+            for (const bool bottom_up : {false, true}) {
+                const ChannelOrder order = bottom_up ? ChannelOrder::RGB : ChannelOrder::BGR;
+                const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(w) * channels + 3;
+                std::vector<std::uint8_t> src(static_cast<std::size_t>(stride) * h);
+                for (auto& b : src) b = static_cast<std::uint8_t>(byte(rng));
+                const ImageView view{bottom_up ? src.data() + (h - 1) * stride : src.data(), w, h, bottom_up ? -stride : stride, channels,
+                                     order};
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(channels) + " channels" +
+                             (bottom_up ? ", bottom-up" : ""));
+                const GrayImage want = to_gray(view);
+                std::vector<std::uint8_t> out(want.pixels.size() + 64, 0xA5);
+                cuda::stage_gray(out.data() + 16 - reinterpret_cast<std::uintptr_t>(out.data()) % 16, view);
+                const std::uint8_t* got = out.data() + 16 - reinterpret_cast<std::uintptr_t>(out.data()) % 16;
+                EXPECT_TRUE(std::equal(want.pixels.begin(), want.pixels.end(), got));
+                EXPECT_EQ(got[want.pixels.size()], 0xA5) << "wrote past the end";
+            }
+}

@@ -51,6 +51,7 @@ struct Row {
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
     std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
     std::vector<std::pair<double, double>> lbp_block_froms;  // latency and batched ms for each of kBlockFroms
+    std::vector<std::pair<double, double>> gray_staging;     // latency and batched ms, gray staged on the host / converted on the device
     double gpu_batched_every_level = NAN;  // LBP prefix: every level's integral histograms
     std::vector<double> hog_tails;         // LBP prefix: batched ms per frame for each of kTailFroms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
@@ -280,6 +281,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             for (int round : kWarpRounds) r.lbp_warp_rounds.push_back(both_with(CudaOptions{.lbp_warp_round = round}));
                             for (const auto& cuts : kPartCuts) r.lbp_part_cuts.push_back(both_with(CudaOptions{.lbp_part_cuts = cuts}));
                             for (int from : kBlockFroms) r.lbp_block_froms.push_back(both_with(CudaOptions{.lbp_block_from = from}));
+                            for (bool host : {true, false}) r.gray_staging.push_back(both_with(CudaOptions{.host_gray = host}));
                         }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
@@ -489,6 +491,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "Parts that start at weak classifier N or later run a block of 256 threads per window, rounds of up to "
                            "256 look-ups at once (CudaOptions::lbp_block_from; the default first).",
                            block_names, &Row::lbp_block_froms);
+                both_table("### The frame in gray: staged on the host, or converted on the device: latency / batched ms per frame\n\n"
+                           "Host (default, CudaOptions::host_gray): the frame is converted to gray while it is copied to the pinned "
+                           "staging buffer, and only the gray bytes are uploaded. Device: the RGB bytes are staged and uploaded, and a "
+                           "kernel converts them. Models that read colour always take the second way.",
+                           {"host", "device"}, &Row::gray_staging);
                 std::vector<std::string> tile_names;
                 for (const TileDesign& d : kTileDesigns)
                     tile_names.push_back((d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) : std::string("untiled")) +

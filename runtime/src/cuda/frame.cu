@@ -98,9 +98,10 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.n_windows = static_cast<std::uint32_t>(windows);
     s.n_points = static_cast<std::size_t>(points);
     s.n_level_pixels = static_cast<std::size_t>(pixels);
-    const std::size_t in_bytes = static_cast<std::size_t>(image.width) * image.height * image.channels;
-    s.h_in.reserve(in_bytes);
-    s.d_in.reserve(in_bytes);
+    const bool host_gray = options.host_gray && !engine.colour;
+    const std::size_t n_in = static_cast<std::size_t>(image.width) * image.height;
+    s.h_in.reserve(host_gray ? n_in : n_in * image.channels);
+    if (!host_gray) s.d_in.reserve(n_in * image.channels);
     const long long octave_bytes = s.octaves.back().at + static_cast<long long>(s.octaves.back().width) * s.octaves.back().height;
     s.d_gray.reserve(static_cast<std::size_t>(octave_bytes));
     if (engine.colour) s.d_rgba.reserve(static_cast<std::size_t>(octave_bytes));
@@ -179,6 +180,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.height = image.height;
     s.channels = image.channels;
     s.order = image.order;
+    s.host_gray = host_gray;
     if (engine.needs.hog) prepare_row_pass(max_w);  // and the gradient-plane pass
 }
 
@@ -212,9 +214,14 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
     const std::size_t n_pixels = static_cast<std::size_t>(s.width) * s.height;
     const int n_levels = static_cast<int>(s.levels.size());
     record_event(ev, st);
-    CK(cudaMemcpyAsync(s.d_in.p, s.h_in.p, n_pixels * s.channels, cudaMemcpyHostToDevice, st));
-    if (ev) ev->upload_end = record_event(ev, st);
-    launch_gray(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
+    if (s.host_gray) {  // staged in gray (stage_input): straight into octave 0
+        CK(cudaMemcpyAsync(s.d_gray.p, s.h_in.p, n_pixels, cudaMemcpyHostToDevice, st));
+        if (ev) ev->upload_end = record_event(ev, st);
+    } else {
+        CK(cudaMemcpyAsync(s.d_in.p, s.h_in.p, n_pixels * s.channels, cudaMemcpyHostToDevice, st));
+        if (ev) ev->upload_end = record_event(ev, st);
+        launch_gray(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
+    }
     for (std::size_t k = 1; k < s.octaves.size(); ++k) {
         const Slot::Octave &from = s.octaves[k - 1], &to = s.octaves[k];
         launch_halve(s.d_gray.p + from.at, from.width, s.d_gray.p + to.at, to.width, to.height, st);
@@ -312,6 +319,10 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
 }
 
 void stage_input(Slot& s, const ImageView& image) {
+    if (s.host_gray) {
+        stage_gray(s.h_in.p, image);
+        return;
+    }
     copy_rows(s.h_in.p, image.data, image.height, static_cast<std::size_t>(image.width) * image.channels,
               image.stride);
 }

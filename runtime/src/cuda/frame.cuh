@@ -58,6 +58,7 @@ struct Slot {
     cudaStream_t stream = nullptr;
     cudaGraphExec_t graph = nullptr;
     int width = -1, height = -1, channels = -1;
+    bool host_gray = false;  // CudaOptions::host_gray applies: h_in holds the frame in gray
     ChannelOrder order = ChannelOrder::BGR;
     std::vector<PyramidLevel> plan;
     std::vector<DevLevel> levels;

@@ -1,5 +1,7 @@
 #include "host_copy.hpp"
 
+#include "cascadekit/features/image.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -40,24 +42,39 @@ void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
 #endif
 }
 
-void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride) {
+namespace {
+// Runs band(y0, y1, large) over rows [0, rows): frames of 1 MiB (rows × row_bytes of input) and
+// more in parallel bands of at least 256 KiB (fewer and the copy is one core's; more and
+// scheduling costs show), with large = true; smaller frames in one call, large = false.
+template <class Band>
+void in_bands(int rows, std::size_t row_bytes, Band&& band) {
     constexpr std::size_t kParallelBytes = std::size_t{1} << 20;
     const bool large = static_cast<std::size_t>(rows) * row_bytes >= kParallelBytes && rows >= 2;
-    void (*const put)(std::uint8_t*, const std::uint8_t*, std::size_t) = large ? &stream_copy : &plain_copy;
-    auto copy = [&](int y0, int y1) {
+    if (!large) {
+        band(0, rows, false);
+        return;
+    }
+    const int grain = static_cast<int>(std::max<std::size_t>(1, (std::size_t{256} << 10) / row_bytes));
+    tbb::parallel_for(tbb::blocked_range<int>(0, rows, grain), [&](const tbb::blocked_range<int>& r) { band(r.begin(), r.end(), true); });
+}
+}  // namespace
+
+void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride) {
+    in_bands(rows, row_bytes, [&](int y0, int y1, bool large) {
+        void (*const put)(std::uint8_t*, const std::uint8_t*, std::size_t) = large ? &stream_copy : &plain_copy;
         if (src_stride == static_cast<std::ptrdiff_t>(row_bytes)) {
             put(dst + static_cast<std::size_t>(y0) * row_bytes, src + y0 * src_stride, static_cast<std::size_t>(y1 - y0) * row_bytes);
             return;
         }
         for (int y = y0; y < y1; ++y) put(dst + static_cast<std::size_t>(y) * row_bytes, src + y * src_stride, row_bytes);
-    };
-    if (!large) {
-        copy(0, rows);
-        return;
-    }
-    // Bands of at least 256 KiB: fewer and the copy is one core's; more and scheduling costs show.
-    const int grain = static_cast<int>(std::max<std::size_t>(1, (std::size_t{256} << 10) / row_bytes));
-    tbb::parallel_for(tbb::blocked_range<int>(0, rows, grain), [&](const tbb::blocked_range<int>& r) { copy(r.begin(), r.end()); });
+    });
+}
+
+void stage_gray(std::uint8_t* dst, const ImageView& image) {
+    const std::size_t in_row = static_cast<std::size_t>(image.width) * image.channels;
+    in_bands(image.height, in_row, [&](int y0, int y1, bool large) {
+        gray_rows(image, y0, y1, dst + static_cast<std::size_t>(y0) * image.width, image.width, large);
+    });
 }
 
 }  // namespace cascadekit::cuda

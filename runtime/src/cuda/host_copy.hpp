@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cascadekit/features/image.hpp"
+
 namespace cascadekit::cuda {
 
 // Copies `rows` rows of `row_bytes` bytes, `src_stride` bytes apart in src (negative: bottom-up), to dst back to back.
@@ -16,6 +18,11 @@ namespace cascadekit::cuda {
 // caches of the cores that copied (the upload step took 0.22-0.51 ms for a 1920×1080 RGB frame
 // that way, about 0.13 ms now: experiments/results/gpu-waldboost.md).
 void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride);
+
+// The frame in gray (to_gray's bytes: features' gray_rows), rows packed (image.width bytes
+// apart), for models that read no colour (CudaOptions::host_gray): a third of the RGB bytes to
+// upload, and no conversion kernel. Banded, and streamed, as copy_rows. Requires: validate(image).
+void stage_gray(std::uint8_t* dst, const ImageView& image);
 
 // memcpy(dst, src, n) with streaming stores for the 16-byte-aligned part of dst where the CPU has
 // them, followed by a store fence; a plain memcpy elsewhere.

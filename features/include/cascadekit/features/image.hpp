@@ -58,6 +58,12 @@ GrayImage to_gray(const ImageView& image);
 inline constexpr std::uint32_t kLumaR = 4899, kLumaG = 9617, kLumaB = 1868, kLumaHalf = 1u << 13;
 inline constexpr int kLumaShift = 14;
 void to_gray(const ImageView& image, GrayImage& out);  // reuses out's storage
+// Rows [y0, y1) of the view in gray, to_gray's bytes exactly: row y goes to dst + (y - y0) *
+// dst_stride. One thread (callers split the rows); 32 pixels at a time with AVX2, or 16 with SSSE3,
+// where the CPU has them. `streaming`: write with non-temporal stores where the CPU has them (SSE2) and fence them,
+// for a buffer that a DMA engine reads next (the CUDA backend's pinned staging buffer).
+// Requires: validate(image) passes; 0 <= y0 <= y1 <= image.height.
+void gray_rows(const ImageView& image, int y0, int y1, std::uint8_t* dst, std::ptrdiff_t dst_stride, bool streaming = false);
 
 // The colour channels of an image as three gray planes, always in R, G, B order (whatever the
 // buffer's order), for colour gradients (gradient.hpp). A 1-channel view gives three copies of

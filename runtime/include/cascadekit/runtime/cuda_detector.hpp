@@ -118,6 +118,13 @@ struct CudaOptions {
     // default, every HoG stage after a one-stage prefix: 0.75 → 0.63 ms per frame for the shipped
     // hybrid at 1280×960, ×1.05 (experiments/results/gpu-waldboost.md).
     int hog_tail_from = 1;
+    // Models that read no colour (no HoG channels: colour): each frame is converted to gray on the
+    // host while it is copied to the pinned staging buffer (the same bytes as to_gray), so a third
+    // of an RGB frame's bytes is uploaded, straight into the gray octave, and no conversion kernel
+    // runs. false: the RGB bytes are staged and uploaded, and a kernel converts them. Faces at
+    // 1920×1080 on the H100: latency 1.42 → 1.34–1.38 ms at stride 1, 0.73 → 0.66 ms at stride 2
+    // (experiments/results/gpu-waldboost.md, "The frame staged in gray").
+    bool host_gray = true;
     bool use_graph = true;  // replay the frame's launches as a CUDA graph
     int device = 0;  // the CUDA device the detector lives and runs on
     // Tests: fill every device buffer with 0xFF bytes when it is sized, so that any output the
