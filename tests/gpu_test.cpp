@@ -149,6 +149,18 @@ std::pair<ImageView, std::shared_ptr<void>> load_photo(const fs::path& photo) {
     return {pnm->view(), pnm};
 }
 
+// The GPU with `options` (and poisoned buffers) on one image gives `want`, the CPU's result:
+// the same accepted windows and statistics.
+void expect_gpu_gives(const CascadeModel& m, const DetectParams& p, const ImageView& image, CudaOptions options,
+                      const DetectResult& want, const std::string& what) {
+    SCOPED_TRACE(what);
+    options.poison = true;
+    CudaDetector gpu(m, p, options);
+    const DetectResult r = gpu.detect(image);
+    EXPECT_EQ(r.detections, want.detections);
+    expect_same_stats(r.stats, want.stats);
+}
+
 // CPU and GPU on one image with one model: per window (keep_rejected), then accepted windows and
 // fused detections.
 void compare_backends(const CascadeModel& model, const DetectParams& params, const ImageView& image, const std::string& what,
@@ -331,20 +343,17 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
             for (const std::vector<int>& cuts : {std::vector<int>{}, std::vector<int>{2, 3, 5, 8, 13, 1000}}) {
                 // Other block sizes; a thread per window throughout, or a warp per window throughout.
                 const bool block = c == Compaction::BlockAtomics;
-                CudaDetector gpu(m, p, CudaOptions{.compaction = c, .lbp_boundaries = cuts, .lbp_block_threads = block ? 64 : 512,
-                                                   .lbp_warp_from = block ? 1 << 30 : 0, .poison = true});
-                const DetectResult r = gpu.detect(f.view);
-                EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(c) << ", " << cuts.size() << " boundaries";
-                expect_same_stats(r.stats, want.stats);
+                expect_gpu_gives(m, p, f.view,
+                                 CudaOptions{.compaction = c, .lbp_boundaries = cuts, .lbp_block_threads = block ? 64 : 512,
+                                             .lbp_warp_from = block ? 1 << 30 : 0},
+                                 want, what + ", " + std::string(kCompactionNames.name(c)) + ", " + std::to_string(cuts.size()) + " boundaries");
             }
         // The warp parts' rounds: up to 1, 4 or 8 look-ups a lane (2 is the default, above), a warp
         // per window from the first weak classifier on and from the 64th.
         for (int round : {1, 4, 8})
             for (int from : {0, 64}) {
-                CudaDetector gpu(m, p, CudaOptions{.lbp_warp_from = from, .lbp_warp_round = round, .lbp_block_from = 1 << 30, .poison = true});
-                const DetectResult r = gpu.detect(f.view);
-                EXPECT_EQ(r.detections, want.detections) << what << ", rounds of " << round << " look-ups a lane from " << from;
-                expect_same_stats(r.stats, want.stats);
+                expect_gpu_gives(m, p, f.view, CudaOptions{.lbp_warp_from = from, .lbp_warp_round = round, .lbp_block_from = 1 << 30}, want,
+                                 what + ", rounds of " + std::to_string(round) + " look-ups a lane from " + std::to_string(from));
             }
 
         // In-block cuts in the one-thread-per-window parts (untiled), under block and warp atomics:
@@ -357,11 +366,10 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
         };
         for (const PartCuts& t : {PartCuts{Compaction::BlockAtomics, {1, 2, 3}, 64}, PartCuts{Compaction::WarpAtomics, {2, 5, 20, 40}, 64},
                                   PartCuts{Compaction::BlockAtomics, {2, 8, 24, 100, 300, 900}, 1 << 30}}) {
-            CudaDetector gpu(m, p, CudaOptions{.compaction = t.c, .lbp_boundaries = {4, 16, 64, 256}, .lbp_warp_from = t.warp_from,
-                                               .lbp_tiled = false, .lbp_part_cuts = t.cuts, .poison = true});
-            const DetectResult r = gpu.detect(f.view);
-            EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(t.c) << ", " << t.cuts.size() << " in-block cuts";
-            expect_same_stats(r.stats, want.stats);
+            expect_gpu_gives(m, p, f.view,
+                             CudaOptions{.compaction = t.c, .lbp_boundaries = {4, 16, 64, 256}, .lbp_warp_from = t.warp_from,
+                                         .lbp_tiled = false, .lbp_part_cuts = t.cuts},
+                             want, what + ", " + std::string(kCompactionNames.name(t.c)) + ", " + std::to_string(t.cuts.size()) + " in-block cuts");
         }
         // The tiled first launch (a block per 32×8 windows, their integral-image patch in shared
         // memory) with in-block compaction after any weak classifier, under each compaction; and
@@ -374,12 +382,11 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
         for (const Tiling& t : {Tiling{true, Compaction::BlockAtomics, {}, {1, 2, 3, 5, 8, 13}},
                                 Tiling{true, Compaction::CubSelect, {21}, {2, 7}}, Tiling{true, Compaction::WarpAtomics, {64}, {1, 4, 16}},
                                 Tiling{false, Compaction::BlockAtomics, {4, 16, 64, 256}, {4}}}) {
-            CudaDetector gpu(m, p, CudaOptions{.compaction = t.c, .lbp_boundaries = t.boundaries, .lbp_tiled = t.tiled,
-                                               .lbp_tiled_from_stride = 1, .lbp_tile_cuts = t.cuts, .poison = true});
-            const DetectResult r = gpu.detect(f.view);
-            EXPECT_EQ(r.detections, want.detections) << what << ", " << kCompactionNames.name(t.c) << (t.tiled ? ", tiled, " : ", untiled, ")
-                                                     << t.cuts.size() << " cuts";
-            expect_same_stats(r.stats, want.stats);
+            expect_gpu_gives(m, p, f.view,
+                             CudaOptions{.compaction = t.c, .lbp_boundaries = t.boundaries, .lbp_tiled = t.tiled,
+                                         .lbp_tiled_from_stride = 1, .lbp_tile_cuts = t.cuts},
+                             want, what + ", " + std::string(kCompactionNames.name(t.c)) + (t.tiled ? ", tiled, " : ", untiled, ") +
+                                       std::to_string(t.cuts.size()) + " cuts");
         }
         ++run;
     }
@@ -406,10 +413,8 @@ TEST(GpuDetector, BlockPerWindowPartsMatchTheCpu) {
         const DetectResult want = cpu.detect(f.view);
         for (Compaction c : {Compaction::BlockAtomics, Compaction::WarpAtomics, Compaction::CubSelect})
             for (int from : {0, 64, 256}) {
-                CudaDetector gpu(m, p, CudaOptions{.compaction = c, .lbp_block_from = from, .poison = true});
-                const DetectResult r = gpu.detect(f.view);
-                EXPECT_EQ(r.detections, want.detections) << what << ", a block per window from " << from << ", " << kCompactionNames.name(c);
-                expect_same_stats(r.stats, want.stats);
+                expect_gpu_gives(m, p, f.view, CudaOptions{.compaction = c, .lbp_block_from = from}, want,
+                                 what + ", a block per window from " + std::to_string(from) + ", " + std::string(kCompactionNames.name(c)));
             }
         ++run;
     }

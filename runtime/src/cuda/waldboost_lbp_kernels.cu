@@ -330,7 +330,8 @@ struct PartHead {
     float final_threshold;
 };
 
-// One round of the warp kernel: lane l looks up weak classifiers first + 32·k + l (k < K, those
+// One round of the warp kernel (and, K = 1 with lane = thread, of the block kernel): lane l looks
+// up weak classifiers first + 32·k + l (k < K, those
 // below n) and leaves their responses and thresholds in the warp's rows. Written as separate
 // passes over k (records, then codes, then tables) so that the K look-ups' loads are all in flight
 // at once rather than one look-up's three dependent loads after another's.
@@ -356,14 +357,33 @@ __device__ __forceinline__ void lookup_round(const DevWeak* __restrict__ weak, c
         }
 }
 
+// A window's way through one part of the warp or block kernel: its integral-image origin and row
+// pitch, the running sum h (from stage_sum after the sequence's first part), the weak classifiers
+// evaluated, and, once one rejects it, margin = h − θ_B there.
+struct WindowRun {
+    const std::uint32_t* o;
+    int pitch;
+    float h;
+    int evaluated;
+    bool rejected;
+    float margin;
+};
+
+__device__ __forceinline__ WindowRun start_window(const SurvivorArgs& a, const PartHead& p, const std::uint32_t* gray, std::uint32_t id) {
+    long long origin;
+    int pitch;
+    window_origin(a, id, origin, pitch);
+    return {gray + origin, pitch, p.first == 0 ? 0.0f : a.stage_sum[id], 0, false, 0.0f};
+}
+
 // Adds a round's n responses (r_row, n a multiple of 4 or the round's last entries; rows 16-byte
 // aligned) to the running sum h in weak-classifier order, stopping at the first that falls below
-// its threshold (t_row): then rejected, and margin = h − θ_B there. Four at a time, the next four
+// its threshold (t_row): then run.rejected, and run.margin = h − θ_B there. Four at a time, the next four
 // loaded before these are added (the loads do not wait on the sum). The four running sums are the
 // CPU's additions in its order; only then are they compared with their thresholds, so the sum's
 // chain is not broken by a branch after every addition. Entries past n are read but never used.
-__device__ __forceinline__ void add_round(const float* r_row, const float* t_row, int n, float& h, int& evaluated, bool& rejected,
-                                          float& margin) {
+__device__ __forceinline__ void add_round(const float* r_row, const float* t_row, int n, WindowRun& run) {
+    float& h = run.h;
     float4 rv = *reinterpret_cast<const float4*>(r_row), tv = *reinterpret_cast<const float4*>(t_row);
     for (int j = 0; j < n; j += 4) {
         const float4 r4 = rv, t4 = tv;
@@ -377,11 +397,11 @@ __device__ __forceinline__ void add_round(const float* r_row, const float* t_row
         const int at = h1 < t4.x ? 0 : m > 1 && h2 < t4.y ? 1 : m > 2 && h3 < t4.z ? 2 : m > 3 && h4 < t4.w ? 3 : m;
         const int end = at < m ? at : m - 1;  // the last weak classifier added
         h = end == 0 ? h1 : end == 1 ? h2 : end == 2 ? h3 : h4;
-        evaluated += end + 1;
+        run.evaluated += end + 1;
         if (at < m) {
             const float t = at == 0 ? t4.x : at == 1 ? t4.y : at == 2 ? t4.z : t4.w;
-            rejected = true;
-            margin = h - t;
+            run.rejected = true;
+            run.margin = h - t;
             return;
         }
     }
@@ -389,18 +409,18 @@ __device__ __forceinline__ void add_round(const float* r_row, const float* t_row
 
 // A window's part ends: lane or thread 0 counts its weak classifiers, records it and appends it
 // when it goes on (the warp and block kernels).
-__device__ __forceinline__ void finish_window(const SurvivorArgs& a, const PartHead& p, std::uint32_t w, std::uint32_t id, float h,
-                                              int evaluated, bool rejected, float margin) {
-    atomicAdd(a.weak_count, static_cast<unsigned long long>(evaluated));
+__device__ __forceinline__ void finish_window(const SurvivorArgs& a, const PartHead& p, std::uint32_t w, std::uint32_t id,
+                                              const WindowRun& run) {
+    atomicAdd(a.weak_count, static_cast<unsigned long long>(run.evaluated));
     bool pass = false;
-    if (rejected) {
-        record(a, id, margin, false);
+    if (run.rejected) {
+        record(a, id, run.margin, false);
     } else if (p.last) {
-        const float score = h - p.final_threshold;
+        const float score = run.h - p.final_threshold;
         pass = score >= 0.0f;
         record(a, id, score, pass);
     } else {
-        a.stage_sum[id] = h;
+        a.stage_sum[id] = run.h;
         pass = true;
     }
     append_one(a, w, id, pass);
@@ -417,15 +437,10 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
     float* const r_row = responses[threadIdx.x >> 5];
     float* const t_row = thetas[threadIdx.x >> 5];
     for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
-        long long origin;
-        int pitch;
-        window_origin(a, id, origin, pitch);
-        const std::uint32_t* o = gray + origin;
-        float h = p.first == 0 ? 0.0f : a.stage_sum[id];
-        int evaluated = 0;
-        bool rejected = false;
-        float margin = 0.0f;
-        for (int c0 = 0, lanes_k = 1; c0 < p.count && !rejected; c0 += 32 * lanes_k, lanes_k = min(2 * lanes_k, Round)) {
+        WindowRun run = start_window(a, p, gray, id);
+        const std::uint32_t* o = run.o;
+        const int pitch = run.pitch;
+        for (int c0 = 0, lanes_k = 1; c0 < p.count && !run.rejected; c0 += 32 * lanes_k, lanes_k = min(2 * lanes_k, Round)) {
             const int n = min(32 * lanes_k, p.count - c0);
             const int first = p.first + c0;
             if (Round == 1 || lanes_k == 1) lookup_round<1>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
@@ -433,10 +448,10 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
             else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
             else lookup_round<Round>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
             __syncwarp();
-            add_round(r_row, t_row, n, h, evaluated, rejected, margin);
+            add_round(r_row, t_row, n, run);
             __syncwarp();  // every lane has read the rows before the next round writes them
         }
-        if (lane == 0) finish_window(a, p, w, id, h, evaluated, rejected, margin);
+        if (lane == 0) finish_window(a, p, w, id, run);
     });
 }
 
@@ -453,8 +468,7 @@ __global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(Sur
                                                                              const DevWeak* __restrict__ weak, const PartHead p) {
     __shared__ __align__(16) float responses[kBlockWindowThreads];
     __shared__ __align__(16) float thetas[kBlockWindowThreads];
-    __shared__ float round_h, round_margin;
-    __shared__ int round_evaluated, round_rejected;
+    __shared__ WindowRun round_run;  // warp 0's outcome of a round, for the block
     const int t = static_cast<int>(threadIdx.x);
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
@@ -464,41 +478,20 @@ __global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(Sur
             continue;
         }
         const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
-        long long origin;
-        int pitch;
-        window_origin(a, id, origin, pitch);
-        const std::uint32_t* o = gray + origin;
-        float h = p.first == 0 ? 0.0f : a.stage_sum[id];
-        int evaluated = 0;
-        bool rejected = false;
-        float margin = 0.0f;
-        for (int c0 = 0, size = 32; c0 < p.count && !rejected; c0 += size, size = min(2 * size, kBlockWindowThreads)) {
+        WindowRun run = start_window(a, p, gray, id);
+        for (int c0 = 0, size = 32; c0 < p.count && !run.rejected; c0 += size, size = min(2 * size, kBlockWindowThreads)) {
             const int n = min(size, p.count - c0);
-            if (t < n) {
-                const int k = p.first + c0 + t;
-                const DevWeak c = weak[k];
-                const std::uint8_t code = lbp_code32(o, pitch, c.x, c.y, c.w, c.h);
-                responses[t] = __ldg(tables + (static_cast<std::size_t>(k) << 8) + code);
-                thetas[t] = c.theta;
-            }
+            if (t < n) lookup_round<1>(weak, tables, run.o, run.pitch, p.first + c0, n, t, responses, thetas);
             __syncthreads();
             if (t < 32) {  // the whole warp, the same sum in every lane
-                add_round(responses, thetas, n, h, evaluated, rejected, margin);
-                if (t == 0) {
-                    round_h = h;
-                    round_evaluated = evaluated;
-                    round_rejected = rejected ? 1 : 0;
-                    round_margin = margin;
-                }
+                add_round(responses, thetas, n, run);
+                if (t == 0) round_run = run;
             }
             __syncthreads();  // the rows read before the next round writes them; the outcome written
-            h = round_h;
-            evaluated = round_evaluated;
-            rejected = round_rejected != 0;
-            margin = round_margin;
+            run = round_run;
             __syncthreads();  // the outcome read by every thread before warp 0 writes the next
         }
-        if (t == 0) finish_window(a, p, w, id, h, evaluated, rejected, margin);
+        if (t == 0) finish_window(a, p, w, id, run);
     }
 }
 
