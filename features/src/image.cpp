@@ -38,7 +38,9 @@ void gray_span(const std::uint8_t* row, int channels, const RgbOffsets& o, std::
 #if CASCADEKIT_GRAY_SSSE3
 // Written with intrinsics rather than left to the compiler: the build targets baseline x86-64
 // (SSE2), where a stride-3 byte gather does not vectorise, and the CUDA backend stages every
-// frame through this loop (one core's scalar loop took longer than the GPU's whole frame).
+// frame through this loop (one core's scalar loop took longer than the GPU's whole frame). Even
+// compiled for AVX2 (features/simd.hpp's clones) GCC 12's vectorised plain loop took 0.71 ms a
+// 1920×1080 frame on this project's machine, against 0.32 ms for gray_blocks_avx2 below.
 
 // pshufb masks that spread a group of 4 pixels (of `channels` bytes each, from byte 0) into 16-bit
 // lanes: (r, g) pairs, and (b, 0) pairs (the 0 then set to 1); -128 (bit 7) makes a zero byte.
