@@ -5,11 +5,7 @@
 #          640x480, 8 levels per octave over 4 octaves (x1.0905077 up to scale 16) and x1.1,
 #          stride 1 and 2, against OpenCV's LBP cascade on the machine's cores (1 and all threads);
 #   people: the hybrid and the HoG cascade at 1280x960, stride 8, x1.05 / x1.1 / x1.2.
-set -uo pipefail
-out=${OUT:-out}
-mkdir -p "$out" /tmp/b && { [ -x /tmp/b/gpu/bin/cascade ] || tar xJf .bundle/gpu.tar.xz -C /tmp/b; }
-export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD
-B=/tmp/b/gpu/bin D=/tmp/b/data
+source experiments/gpu/device_env.sh
 faces=(--model experiments/models/faces-lbp.h5 --sizes 1920x1080,1280x720,640x480 --frame $D/face-frame.ppm)
 peer=(--peer $B/opencv_face_peer --peer-args="--cascade $D/opencv/lbpcascade_frontalface.xml --min-size 24"
       --peer-name "OpenCV LBP frontalface")

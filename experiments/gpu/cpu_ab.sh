@@ -5,12 +5,9 @@
 # (-DCASCADEKIT_CUDA=OFF -DCASCADEKIT_TOOLS_CODECS=OFF; it uses the bundle's libraries), carried
 # as an ignored file, e.g. .bundle/old-cascade.
 #   bash experiments/gpu/cpu_ab.sh OLD [NEW]      (NEW: the bundle's cascade)
-set -uo pipefail
 old=$1
-mkdir -p /tmp/b && { [ -x /tmp/b/gpu/bin/cascade ] || tar xJf .bundle/gpu.tar.xz -C /tmp/b; }
-new=${2:-/tmp/b/gpu/bin/cascade}
-export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD
-D=/tmp/b/data
+source experiments/gpu/device_env.sh
+new=${2:-$B/cascade}
 for round in 1 2 3; do
   for bin in "$old" "$new"; do
     for m in faces-lbp inria-hybrid inria-hog-cascade; do

@@ -2,16 +2,10 @@
 # On the GPU machine, from the repository root, after experiments/gpu/bundle.sh made
 # .bundle/gpu.tar.xz here (the device tool carries it): the gpu tests, the trainer tests, both
 # compute-sanitizer tools, and the benchmark. Logs and the Markdown tables go to ${OUT:-out}.
-set -uo pipefail
-out=${OUT:-out}
-mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
-export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD CASCADEKIT_SCRATCH=/tmp/scratch
-B=/tmp/b/gpu/bin
+source experiments/gpu/device_env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 # About 200 s on the H100 host; a slower host's CPU references took longer, so 330.
-timeout 330 $B/gpu_test > "$out/gpu_test.log" 2>&1; echo "gpu_test rc=$?"
-grep -E "^\[  |mining:" "$out/gpu_test.log"
-echo "comparisons: $(grep -c 'differences near' "$out/gpu_test.log"), with differences: $(grep 'differences near' "$out/gpu_test.log" | grep -vc ' 0 differences')"
+run_gpu_test 330
 timeout 60 $B/trainer_test > "$out/trainer_test.log" 2>&1; echo "trainer_test rc=$?"; tail -1 "$out/trainer_test.log"
 timeout 220 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_test > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"
 grep -E "PASSED|ERROR SUMMARY" "$out/memcheck.log"

@@ -93,6 +93,7 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
             engine.launches.push_back({static_cast<int>(engine.stages.size()) - 1, part});
     }
     engine.colour = engine.needs.hog && model_.hog.colour();
+    engine.host_gray = options.host_gray && !engine.colour;
     // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
     engine.hog_from_gradients = options.prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
                                 !engine.stage_needs.front().hog;
@@ -126,7 +127,7 @@ DetectResult CudaDetector::detect(const ImageView& image) {
     DeviceGuard device(impl_->engine.options.device);
     cuda::Slot& s = impl_->slot(0);
     cuda::prepare(s, image, model_, params_, impl_->engine);
-    cuda::stage_input(s, image);
+    cuda::stage_input(s, impl_->engine, image);
     cuda::launch(s, impl_->engine, params_);
     impl_->last_slot = 0;
     return cuda::collect(s, impl_->engine, model_, params_);
@@ -143,7 +144,7 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
         cuda::Slot& s = impl_->slot(k);
         if (in_flight[k] >= 0) results[static_cast<std::size_t>(in_flight[k])] = cuda::collect(s, impl_->engine, model_, params_);
         cuda::prepare(s, images[i], model_, params_, impl_->engine);
-        cuda::stage_input(s, images[i]);
+        cuda::stage_input(s, impl_->engine, images[i]);
         cuda::launch(s, impl_->engine, params_);
         in_flight[k] = static_cast<long long>(i);
         impl_->last_slot = static_cast<int>(k);
@@ -160,7 +161,7 @@ CudaStepTimes CudaDetector::profile(const ImageView& image) {
     const cuda::Engine& engine = impl_->engine;
     cuda::Slot& s = impl_->slot(0);
     cuda::prepare(s, image, model_, params_, engine);
-    cuda::stage_input(s, image);
+    cuda::stage_input(s, impl_->engine, image);
     cuda::StepEvents ev;
     // Events: start, after upload, gray, rows, columns, gray integral (begin and end), each launch, download.
     if (engine.launches.size() + 8 > cuda::StepEvents::kMax)

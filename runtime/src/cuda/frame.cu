@@ -98,10 +98,9 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.n_windows = static_cast<std::uint32_t>(windows);
     s.n_points = static_cast<std::size_t>(points);
     s.n_level_pixels = static_cast<std::size_t>(pixels);
-    const bool host_gray = options.host_gray && !engine.colour;
     const std::size_t n_in = static_cast<std::size_t>(image.width) * image.height;
-    s.h_in.reserve(host_gray ? n_in : n_in * image.channels);
-    if (!host_gray) s.d_in.reserve(n_in * image.channels);
+    s.h_in.reserve(engine.host_gray ? n_in : n_in * image.channels);
+    if (!engine.host_gray) s.d_in.reserve(n_in * image.channels);
     const long long octave_bytes = s.octaves.back().at + static_cast<long long>(s.octaves.back().width) * s.octaves.back().height;
     s.d_gray.reserve(static_cast<std::size_t>(octave_bytes));
     if (engine.colour) s.d_rgba.reserve(static_cast<std::size_t>(octave_bytes));
@@ -180,7 +179,6 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.height = image.height;
     s.channels = image.channels;
     s.order = image.order;
-    s.host_gray = host_gray;
     if (engine.needs.hog) prepare_row_pass(max_w);  // and the gradient-plane pass
 }
 
@@ -214,14 +212,11 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
     const std::size_t n_pixels = static_cast<std::size_t>(s.width) * s.height;
     const int n_levels = static_cast<int>(s.levels.size());
     record_event(ev, st);
-    if (s.host_gray) {  // staged in gray (stage_input): straight into octave 0
-        CK(cudaMemcpyAsync(s.d_gray.p, s.h_in.p, n_pixels, cudaMemcpyHostToDevice, st));
-        if (ev) ev->upload_end = record_event(ev, st);
-    } else {
-        CK(cudaMemcpyAsync(s.d_in.p, s.h_in.p, n_pixels * s.channels, cudaMemcpyHostToDevice, st));
-        if (ev) ev->upload_end = record_event(ev, st);
-        launch_gray(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
-    }
+    // Staged in gray (Engine::host_gray): straight into octave 0; else the raw bytes, then a kernel.
+    CK(cudaMemcpyAsync(engine.host_gray ? s.d_gray.p : s.d_in.p, s.h_in.p, n_pixels * (engine.host_gray ? 1 : s.channels),
+                       cudaMemcpyHostToDevice, st));
+    if (ev) ev->upload_end = record_event(ev, st);
+    if (!engine.host_gray) launch_gray(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
     for (std::size_t k = 1; k < s.octaves.size(); ++k) {
         const Slot::Octave &from = s.octaves[k - 1], &to = s.octaves[k];
         launch_halve(s.d_gray.p + from.at, from.width, s.d_gray.p + to.at, to.width, to.height, st);
@@ -318,8 +313,8 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
     record_event(ev, st);
 }
 
-void stage_input(Slot& s, const ImageView& image) {
-    if (s.host_gray) {
+void stage_input(Slot& s, const Engine& engine, const ImageView& image) {
+    if (engine.host_gray) {
         stage_gray(s.h_in.p, image);
         return;
     }

@@ -37,6 +37,7 @@ struct Engine {
     DeviceBuffer<std::uint8_t> gamma;
     bool split_votes = false;  // HogParams::votes is OrientationVotes::Split
     bool colour = false;       // HoG gradients from the colour planes (HogParams::channels, and HoG stages)
+    bool host_gray = false;    // CudaOptions::host_gray and not colour: frames are staged in gray (stage_input)
     // CudaOptions::hog_tail_from: launches [tail_launch, end) run as the one launch of `tail`.
     std::unique_ptr<CudaTail> tail;
     std::size_t tail_launch = 0;
@@ -58,7 +59,6 @@ struct Slot {
     cudaStream_t stream = nullptr;
     cudaGraphExec_t graph = nullptr;
     int width = -1, height = -1, channels = -1;
-    bool host_gray = false;  // CudaOptions::host_gray applies: h_in holds the frame in gray
     ChannelOrder order = ChannelOrder::BGR;
     std::vector<PyramidLevel> plan;
     std::vector<DevLevel> levels;
@@ -112,8 +112,8 @@ constexpr std::uint32_t kOutInGraph = 4096;
 // Sizes the slot's buffers and tables for a frame; allocates only when the size grows. Throws
 // DetectError (before touching the slot) when no pyramid level fits the window.
 void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine);
-// Copies the frame into the slot's pinned input buffer.
-void stage_input(Slot& s, const ImageView& image);
+// Copies the frame into the slot's pinned input buffer: in gray with Engine::host_gray.
+void stage_input(Slot& s, const Engine& engine, const ImageView& image);
 // Enqueues the frame's work; with `events`, records them between the steps.
 void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEvents* events);
 // enqueue(), captured into the slot's graph on its first frame and replayed after (options.use_graph).

@@ -1,7 +1,5 @@
 #include "host_copy.hpp"
 
-#include "cascadekit/features/image.hpp"
-
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 

@@ -438,15 +438,13 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
     float* const t_row = thetas[threadIdx.x >> 5];
     for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
         WindowRun run = start_window(a, p, gray, id);
-        const std::uint32_t* o = run.o;
-        const int pitch = run.pitch;
         for (int c0 = 0, lanes_k = 1; c0 < p.count && !run.rejected; c0 += 32 * lanes_k, lanes_k = min(2 * lanes_k, Round)) {
             const int n = min(32 * lanes_k, p.count - c0);
             const int first = p.first + c0;
-            if (Round == 1 || lanes_k == 1) lookup_round<1>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
-            else if (Round == 2 || lanes_k == 2) lookup_round<Round == 1 ? 1 : 2>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
-            else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
-            else lookup_round<Round>(weak, tables, o, pitch, first, n, lane, r_row, t_row);
+            if (Round == 1 || lanes_k == 1) lookup_round<1>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
+            else if (Round == 2 || lanes_k == 2) lookup_round<Round == 1 ? 1 : 2>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
+            else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
+            else lookup_round<Round>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
             __syncwarp();
             add_round(r_row, t_row, n, run);
             __syncwarp();  // every lane has read the rows before the next round writes them

@@ -1,20 +1,13 @@
 #!/usr/bin/env bash
 # Session 16, run 3: HoG cell bins in copies (CudaOptions::hog_plane_copies). gpu_test, racecheck on the
 # hybrid test, then the people hybrid twice and the faces hybrid once (tables: copies 8 / 1 / 4).
-set -uo pipefail
-out=${OUT:-out}; mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
-export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD CASCADEKIT_SCRATCH=/tmp/scratch
-B=/tmp/b/gpu/bin; D=/tmp/b/data
+source experiments/gpu/device_env.sh  # out, B, D, row, run_gpu_test
 t0=$(date +%s)
-row='^\| [0-9x]+ \| ×[0-9.]+ \| [0-9] \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$'
 pe() { timeout 90 $B/cascade -q bench detect --model experiments/models/inria-hybrid.h5 --sizes 1280x960 --scale-steps 1.05 --strides 8 \
   --no-cpu --frame $D/bench-frame.ppm --out "$out/$1.md" > /dev/null 2>&1
   echo "$1 rc=$? $(( $(date +%s) - t0 )) s"; grep -E "$row" "$out/$1.md"; grep -A9 "cell bins in copies" "$out/$1.md" | grep "^| 1280"; grep -A6 "per step" "$out/$1.md" | grep "^| 1280"; }
 pe pe-1
-timeout 220 $B/gpu_test > "$out/gpu_test.log" 2>&1; echo "gpu_test rc=$? $(( $(date +%s) - t0 )) s"
-grep -E "^\[  (PASSED|FAILED)" "$out/gpu_test.log"
-echo "comparisons: $(grep -c 'differences near' "$out/gpu_test.log"), with differences: $(grep 'differences near' "$out/gpu_test.log" | grep -vc ' 0 differences')"
-grep -E "Failure" -A3 "$out/gpu_test.log" | head -20
+run_gpu_test 220; echo "  at $(( $(date +%s) - t0 )) s"
 pe pe-2
 timeout 120 $B/cascade -q bench detect --model experiments/models/faces-hybrid.h5 --sizes 1920x1080 --scale-steps 1.1 --strides 2 \
   --no-cpu --frame $D/face-frame.ppm --out "$out/fh.md" > /dev/null 2>&1

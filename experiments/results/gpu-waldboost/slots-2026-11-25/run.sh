@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
 # Session 16, run 7: frames in flight (detect_batch slots 4 / 8 / 16) with the final tree, people hybrid and faces.
-set -uo pipefail
-out=${OUT:-out}; mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
-export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD CASCADEKIT_SCRATCH=/tmp/scratch
-B=/tmp/b/gpu/bin; D=/tmp/b/data
+source experiments/gpu/device_env.sh  # out, B, D, row, run_gpu_test
 t0=$(date +%s)
-row='^\| [0-9x]+ \| ×[0-9.]+ \| [0-9] \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \|$'
 for r in 1 2; do for s in 4 8 16; do
   timeout 60 $B/cascade -q bench detect --model experiments/models/inria-hybrid.h5 --sizes 1280x960 --scale-steps 1.05 --strides 8 \
     --no-cpu --frame $D/bench-frame.ppm --slots $s --batch $((4 * s)) --out "$out/pe-s$s-r$r.md" > /dev/null 2>&1
