@@ -798,6 +798,47 @@ TEST(WaldBoost, WaldRuleRejectsMoreEarlyAndKeepsAllButAlpha) {
     EXPECT_EQ(parse_train_config("waldboost: {rule: wald}\n", "x").waldboost.rule, WaldRule::Wald);
 }
 
+// waldboost.rejection_rounds: the first classifiers are chosen for the negatives their SPRT
+// threshold rejects. Where the two runs first choose differently they hold the same pool and the
+// same candidates, among them Z's choice, so the rejection choice rejects at least as many of the
+// pool (here strictly more); the positives' loss stays within α, and held-out faces still pass.
+TEST(WaldBoost, RejectionRoundsChooseTheFirstClassifiersForWhatTheyReject) {
+    const SyntheticData d = make_data("waldboost_rejection_rounds");
+    struct Rounds : Quiet {
+        std::vector<double> fp;  // the pool's share still active after each round
+        void on_round(const RoundReport& r) override { fp.push_back(r.fp_rate); }
+    };
+    auto run = [&](int rejection_rounds, Rounds& obs) {
+        TrainConfig cfg = tiny_waldboost_config();
+        cfg.waldboost.rule = WaldRule::Wald;
+        cfg.waldboost.rejection_rounds = rejection_rounds;
+        TrainOptions opt;
+        opt.model_out = d.dir / ("rr" + std::to_string(rejection_rounds) + ".h5");
+        opt.created_utc = "2026-11-25T00:00:00Z";
+        train(cfg, d.train, read_pgm, opt, obs);
+        return load_model(opt.model_out);
+    };
+    Rounds by_z, by_rejection;
+    const CascadeModel z = run(0, by_z), r = run(4, by_rejection);
+    ASSERT_FALSE(by_z.fp.empty());
+    ASSERT_FALSE(by_rejection.fp.empty());
+    // Up to the first round whose choices differ, both runs are in the same state (the same
+    // sequence, so the same pool after every refill): there the rejection choice rejects more.
+    const auto& zw = z.stages[0].as<WaldBoostLbpStage>().weak;
+    const auto& rw = r.stages[0].as<WaldBoostLbpStage>().weak;
+    std::size_t first = 0;
+    while (first < 4 && first < zw.size() && first < rw.size() && zw[first].cell == rw[first].cell) ++first;
+    ASSERT_LT(first, 4u) << "the criteria agree on the first 4 classifiers: the synthetic data no longer tells them apart";
+    ASSERT_LT(first, std::min(by_z.fp.size(), by_rejection.fp.size()));
+    EXPECT_LT(by_rejection.fp[first], by_z.fp[first]) << "round " << first + 1;
+    const double P = static_cast<double>(d.train.positives.size());
+    EXPECT_LE((1.0 - accepted_share(r, d.train.positives)) * P, std::floor(0.05 * P + 1e-9) + 1e-9);
+    EXPECT_GE(accepted_share(r, d.test.positives), 0.8);
+    EXPECT_EQ(parse_train_config("waldboost: {rejection_rounds: 4}\n", "x").waldboost.rejection_rounds, 4);
+    EXPECT_THROW(parse_train_config("waldboost: {rejection_rounds: -1}\n", "x"), ConfigError);
+    EXPECT_THROW(parse_train_config("waldboost: {weak_classifiers: 8, rejection_rounds: 9}\n", "x"), ConfigError);
+}
+
 // The flips and quarter turns of the backgrounds are more negatives: each transform of every
 // image follows the decoded images, in the configured order, and the run says how many it has.
 TEST(WaldBoost, NegativeTransformsGiveMoreNegativesToBootstrapFrom) {
@@ -1029,12 +1070,18 @@ TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {
 // Both threshold rules: the wald rule's checkpoint also holds the pool's false-positive rate, which
 // a refill changes.
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
-    for (WaldRule rule : {WaldRule::Spread, WaldRule::Wald}) {
-        SCOPED_TRACE(kWaldRuleNames.name(rule));
-        const SyntheticData d = make_data(std::string("waldboost_resume_") + std::string(kWaldRuleNames.name(rule)));
+    struct Case {
+        WaldRule rule;
+        int rejection_rounds;
+    };
+    for (const Case c : {Case{WaldRule::Spread, 0}, Case{WaldRule::Wald, 0}, Case{WaldRule::Wald, 3}}) {
+        const std::string name = std::string(kWaldRuleNames.name(c.rule)) + "_" + std::to_string(c.rejection_rounds);
+        SCOPED_TRACE(name);
+        const SyntheticData d = make_data("waldboost_resume_" + name);
         TrainConfig cfg = tiny_waldboost_config();
         cfg.waldboost.weak_classifiers = 12;
-        cfg.waldboost.rule = rule;
+        cfg.waldboost.rule = c.rule;
+        cfg.waldboost.rejection_rounds = c.rejection_rounds;
         TrainOptions whole;
         whole.model_out = d.dir / "whole.h5";
         whole.created_utc = "2026-11-22T00:00:00Z";

@@ -156,6 +156,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.alpha", wb.alpha);
     r.get("waldboost.budget_power", wb.budget_power);
     r.get("waldboost.rule", wald_rule);
+    r.get("waldboost.rejection_rounds", wb.rejection_rounds);
     r.get("waldboost.features_per_round", wb.features_per_round);
     r.get("waldboost.max_cell", wb.max_cell);
     r.get("waldboost.negatives", wb.negatives);
@@ -281,6 +282,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(wb.alpha > 0 && wb.alpha < 1)) r.fail("waldboost.alpha", "must be in (0, 1)");
     if (!(wb.budget_power >= 0.05 && wb.budget_power <= 1)) r.fail("waldboost.budget_power", "must be in [0.05, 1]");
     if (!kWaldRuleNames.parse(wald_rule, wb.rule)) r.fail("waldboost.rule", "must be " + kWaldRuleNames.choices());
+    if (wb.rejection_rounds < 0 || wb.rejection_rounds > wb.weak_classifiers)
+        r.fail("waldboost.rejection_rounds", "must be in [0, weak_classifiers]");
     if (wb.features_per_round < 0) r.fail("waldboost.features_per_round", "must be >= 0 (0 = every feature)");
     if (wb.max_cell < 0) r.fail("waldboost.max_cell", "must be >= 0 (0 = no limit)");
     if (wb.negatives < 0) r.fail("waldboost.negatives", "must be >= 0 (0 = as many as positives)");

@@ -18,12 +18,18 @@
 // by bootstrapping through the sequence as it stands (with waldboost.rescan false, only until a
 // refill comes up short; then the sequence goes on with the negatives left).
 //
+// With waldboost.rejection_rounds N, the first N rounds choose instead the candidate whose table,
+// with its threshold found as above, rejects the most active negatives (ties: the lower Z): every
+// window meets the first classifiers, so their rejection sets the detector's speed, while Z favours
+// tables that separate the classes over all bins, not in the low tail that θ_B cuts off.
+//
 // Everything is a function of the stored samples and the sequence: H, the active set and the
 // weights are replayed from the sequence after a refill and on resume, so the checkpoint holds
 // only the sequence (and, for the wald rule, the false-positive rate the pool stands for).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -97,28 +103,36 @@ public:
         for (double& v : w) v /= total;
         const double eps = cfg_.waldboost.smoothing / static_cast<double>(n);
 
+        // Each candidate's Z; in the first waldboost.rejection_rounds rounds also the active
+        // negatives its table's SPRT threshold would reject, which then decides (more first).
         struct Best {
             double z = 1e300;
+            std::size_t rejected = 0;
             std::size_t index = 0;
         };
+        const bool by_rejection = t < static_cast<std::uint64_t>(cfg_.waldboost.rejection_rounds);
         const bool cached = use_cache(n);
         std::vector<Best> best(cands.size());
         tbb::parallel_for(std::size_t{0}, cands.size(), [&](std::size_t c) {
             const Rect& cell = pool_[cands[c]];
+            const std::uint8_t* codes = cached ? codes_.data() + cands[c] * n : nullptr;
+            auto code_of = [&](std::size_t i) { return codes ? codes[i] : code(i, cell); };
             double wp[256] = {}, wn[256] = {};
-            if (cached) {
-                const std::uint8_t* codes = codes_.data() + cands[c] * n;
-                for (std::size_t i = 0; i < n; ++i)
-                    if (active_[i]) (i < ctx.positives ? wp : wn)[codes[i]] += w[i];
-            } else {
-                for (std::size_t i = 0; i < n; ++i)
-                    if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, cell)] += w[i];
-            }
+            for (std::size_t i = 0; i < n; ++i)
+                if (active_[i]) (i < ctx.positives ? wp : wn)[code_of(i)] += w[i];
             double z = 0;
             for (int j = 0; j < 256; ++j) z += std::sqrt(wp[j] * wn[j]);
-            best[c] = {2 * z, c};
+            best[c] = {2 * z, 0, c};
+            if (by_rejection) {
+                const std::array<float, 256> table = responses(wp, wn, eps);
+                std::vector<float> h(n, 0.0f);
+                for (std::size_t i = 0; i < n; ++i)
+                    if (active_[i]) h[i] = H_[i] + table[code_of(i)];
+                best[c].rejected = sprt(ctx, h).negatives;
+            }
         });
         const Best win = *std::min_element(best.begin(), best.end(), [](const Best& a, const Best& b) {
+            if (a.rejected != b.rejected) return a.rejected > b.rejected;
             return a.z < b.z || (a.z == b.z && a.index < b.index);
         });
         LbpWeakClassifier weak;
@@ -127,11 +141,11 @@ public:
             double wp[256] = {}, wn[256] = {};
             for (std::size_t i = 0; i < n; ++i)
                 if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, weak.cell)] += w[i];
-            for (int j = 0; j < 256; ++j) weak.responses[static_cast<std::size_t>(j)] = static_cast<float>(0.5 * std::log((wp[j] + eps) / (wn[j] + eps)));
+            weak.responses = responses(wp, wn, eps);
         }
         for (std::size_t i = 0; i < n; ++i)
             if (active_[i]) H_[i] += weak.responses[code(i, weak.cell)];  // float, in order: as the detector sums
-        weak.reject_threshold = sprt_threshold(ctx);
+        weak.reject_threshold = sprt(ctx, H_).theta;
         stage_.weak.push_back(weak);
         stage_.final_threshold = weak.reject_threshold;
         apply_threshold(ctx, weak.reject_threshold);
@@ -212,18 +226,28 @@ private:
                                                    active_.begin() + static_cast<std::ptrdiff_t>(to), std::uint8_t{1}));
     }
 
+    // Real AdaBoost's table from the classes' weights in each bin: ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)).
+    static std::array<float, 256> responses(const double* wp, const double* wn, double eps) {
+        std::array<float, 256> r{};
+        for (std::size_t j = 0; j < 256; ++j) r[j] = static_cast<float>(0.5 * std::log((wp[j] + eps) / (wn[j] + eps)));
+        return r;
+    }
+
+    struct Sprt {
+        float theta;            // reject H < θ
+        std::size_t negatives;  // the active negatives below θ
+    };
+
     // The largest θ (reject H < θ) whose negatives' share below θ is at least 1/α times the
     // positives' share, within the budget of α·P·(t/T)^p positives rejected by classifier t in all
     // (rule spread), or whose joint probability among all negative windows is at least 1/α times
     // that among all positives, within α·P in all (rule wald); θ = −10⁶ (reject nothing) when none
-    // qualifies.
-    float sprt_threshold(const StageContext& ctx) const {
+    // qualifies. H: the running sums of the samples with this classifier added (active ones read).
+    Sprt sprt(const StageContext& ctx, const std::vector<float>& H) const {
         std::vector<std::size_t> idx;
         for (std::size_t i = 0; i < ctx.samples(); ++i)
             if (active_[i]) idx.push_back(i);
-        std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return H_[a] < H_[b] || (H_[a] == H_[b] && a < b); });
-        const double pos = static_cast<double>(active_count(0, ctx.positives));
-        const double neg = static_cast<double>(active_count(ctx.positives, ctx.samples()));
+        std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return H[a] < H[b] || (H[a] == H[b] && a < b); });
         const double A = 1.0 / cfg_.waldboost.alpha;
         const double t = static_cast<double>(stage_.weak.size() + 1), T = cfg_.waldboost.weak_classifiers;
         const double power = cfg_.waldboost.budget_power;
@@ -234,19 +258,20 @@ private:
                                             : cfg_.waldboost.alpha * P * std::pow(t / T, power);
         const auto budget = static_cast<std::size_t>(std::floor(share + 1e-9));
         // wald: the negatives' share of all negative windows is pool_fp_ · below / pool size.
-        const double neg_scale = wald ? pool_fp_ / static_cast<double>(std::max<std::size_t>(ctx.negatives, 1)) : 1.0 / neg;
-        const double pos_scale = wald ? 1.0 / P : 1.0 / pos;
-        float theta = -kMaxModelMagnitude;
+        const double neg_scale =
+            wald ? pool_fp_ / static_cast<double>(std::max<std::size_t>(ctx.negatives, 1)) : 1.0 / static_cast<double>(active_count(ctx.positives, ctx.samples()));
+        const double pos_scale = wald ? 1.0 / P : 1.0 / static_cast<double>(active_count(0, ctx.positives));
+        Sprt out{-kMaxModelMagnitude, 0};
         std::size_t pos_below = 0, neg_below = 0;
         for (std::size_t k = 0; k < idx.size(); ++k) {
             // θ = H of sample k rejects exactly the samples before it in this order that are strictly lower.
-            if (k > 0 && H_[idx[k]] != H_[idx[k - 1]] && neg_below > 0) {
+            if (k > 0 && H[idx[k]] != H[idx[k - 1]] && neg_below > 0) {
                 const bool ratio = pos_below == 0 || static_cast<double>(neg_below) * neg_scale >= A * static_cast<double>(pos_below) * pos_scale;
-                if (ratio && rejected_pos_ + pos_below <= budget) theta = H_[idx[k]];
+                if (ratio && rejected_pos_ + pos_below <= budget) out = {H[idx[k]], neg_below};
             }
             ++(idx[k] < ctx.positives ? pos_below : neg_below);
         }
-        return theta;
+        return out;
     }
 
     void apply_threshold(const StageContext& ctx, float theta) {

@@ -133,6 +133,11 @@ struct WaldBoostConfig {
     // (shares scaled by the sequence's false-positive rate so far), so the first classifiers,
     // facing every window, reject most; the loss stays within alpha in all by Wald's bound.
     WaldRule rule = WaldRule::Spread;
+    // The first rejection_rounds weak classifiers are chosen for what they reject rather than by
+    // Z: each candidate's table is built as usual and its SPRT threshold found, and the candidate
+    // whose threshold rejects the most of the active negatives wins (ties: the lower Z). Every
+    // window meets these classifiers, so what they reject sets a detector's speed. 0: Z throughout.
+    int rejection_rounds = 0;
     int features_per_round = 0;    // candidate features per round, drawn at random; 0 = every feature of the pool
     int max_cell = 0;              // largest cell side in pixels; 0 = any that fits (3 cells across the window)
     int negatives = 0;             // negative pool size; 0 = as many as positives
