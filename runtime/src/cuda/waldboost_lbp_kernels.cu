@@ -56,6 +56,18 @@ __device__ __forceinline__ std::uint8_t lbp_code32(const std::uint32_t* o, int r
     return lbp_code_of_corners(p);
 }
 
+// A window's first integral-image point in global memory, as a pointer the compiler keeps: left
+// to itself it folds gray + origin into every corner's address, (origin + offset) · 4 + gray in
+// 64-bit arithmetic, four instructions a corner where the pointer needs one (the PTX shows it).
+// Used by lbp_part_kernel, the frame's first launches at stride 1: 5–6 % faster there on the H100.
+// lbp_cut_kernel got 8 % slower with it, the warp parts no faster (experiments/results/gpu-waldboost.md);
+// nor is it for the tiled kernel's shared-memory patch, whose loads must stay shared-memory loads.
+__device__ __forceinline__ const std::uint32_t* window_points(const std::uint32_t* gray, long long origin) {
+    const std::uint32_t* o = gray + origin;
+    asm("" : "+l"(o));
+    return o;
+}
+
 // Weak classifiers [begin, end) of part p for one window whose integral-image points start at o
 // (row_stride apart), its running sum in h: false (and the window recorded as rejected) at the
 // first weak classifier where h falls below θ_B. The CPU's additions in the CPU's order.
@@ -110,7 +122,7 @@ __global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const
             int pitch;
             window_origin(a, id, origin, pitch);
             float h = p.first == 0 ? 0.0f : a.stage_sum[id];
-            pass = run_weak(a, id, gray + origin, pitch, tables, p.weak, p.first, 0, p.count, h, evaluated) && end_part(a, p, id, h);
+            pass = run_weak(a, id, window_points(gray, origin), pitch, tables, p.weak, p.first, 0, p.count, h, evaluated) && end_part(a, p, id, h);
         }
         append<Threads>(a, i, loop_n, id, pass);
     }
