@@ -616,6 +616,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"boosting: {calibration_every: -3}", "x.yaml: boosting.calibration_every: must be 0 (off) or >= 2"},
         {"boosting: {calibration_every: 5, stage_kind: waldboost_lbp}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
         {"kind: dense\nboosting: {calibration_every: 5}", "x.yaml: boosting.calibration_every: only hog_svm and hog_dense"},
+        {"waldboost: {calibration_every: 1}", "x.yaml: waldboost.calibration_every: must be 0 (off) or >= 2"},
+        {"waldboost: {calibration_every: 4}", "x.yaml: waldboost.calibration_every: only waldboost_lbp stages use it"},
         {"boosting: {stop_when_stalled: -1}", "x.yaml: boosting.stop_when_stalled: must be >= 0"},
         {"boosting: {vote: real}", "x.yaml: boosting.vote: must be binary, margin or clipped"},
         {"boosting: {vote_sequence: [clipped, real]}", "x.yaml: boosting.vote_sequence: entry 'real' must be binary, margin or clipped"},
@@ -1067,21 +1069,79 @@ TEST(WaldBoost, MiningMinScaleBelowOneFindsNegativesOnUpscaledLevels) {
     EXPECT_EQ(bytes(opt.model_out), bytes(whole.model_out));
 }
 
+// waldboost.calibration_every: every Nth source photo's positives only set the rejection
+// thresholds. They weigh nothing in the tables, so the first table is bit for bit that of a run
+// trained without them; the thresholds keep all but α of them (wald rule: at most ⌊α·P⌋ in all,
+// P the calibration positives); held-out positives still pass.
+TEST(WaldBoost, CalibrationPositivesSetTheThresholdsAndNotTheTables) {
+    const SyntheticData d = make_data("waldboost_calibration");
+    const std::vector<std::uint8_t> mask = detail::calibration_mask(d.train.positives, d.train.positives.size(), 3);
+    Dataset fit = d.train, calibrating = d.train;
+    fit.positives.clear();
+    calibrating.positives.clear();
+    for (std::size_t i = 0; i < mask.size(); ++i) (mask[i] ? calibrating : fit).positives.push_back(d.train.positives[i]);
+    ASSERT_GE(calibrating.positives.size(), 10u);
+    ASSERT_GE(fit.positives.size(), 10u);
+    auto run = [&](const Dataset& data, int every, const std::string& name, Quiet& obs) {
+        TrainConfig cfg = tiny_waldboost_config();
+        cfg.waldboost.rule = WaldRule::Wald;
+        cfg.waldboost.calibration_every = every;
+        TrainOptions opt;
+        opt.model_out = d.dir / (name + ".h5");
+        opt.created_utc = "2026-11-26T00:00:00Z";
+        train(cfg, data, read_pgm, opt, obs);
+        return load_model(opt.model_out);
+    };
+    Quiet cal_obs, fit_obs;
+    const CascadeModel cal = run(d.train, 3, "cal", cal_obs), alone = run(fit, 0, "fit", fit_obs);
+    EXPECT_TRUE(std::any_of(cal_obs.notes.begin(), cal_obs.notes.end(), [&](const std::string& n) {
+        return n.find(std::to_string(calibrating.positives.size()) + " of the " + std::to_string(d.train.positives.size()) +
+                      " positives") != std::string::npos;
+    }));
+    const auto& cw = cal.stages[0].as<WaldBoostLbpStage>().weak;
+    const auto& aw = alone.stages[0].as<WaldBoostLbpStage>().weak;
+    ASSERT_GE(cw.size(), 2u);
+    ASSERT_GE(aw.size(), 1u);
+    EXPECT_EQ(cw[0].cell, aw[0].cell);
+    EXPECT_EQ(cw[0].responses, aw[0].responses);
+    const double P = static_cast<double>(calibrating.positives.size());
+    EXPECT_LE((1.0 - accepted_share(cal, calibrating.positives)) * P, std::floor(0.05 * P + 1e-9) + 1e-9);
+    EXPECT_GE(accepted_share(cal, d.test.positives), 0.8);
+    // Nothing to calibrate with (or only that): a clear error before any training.
+    TrainConfig all = tiny_waldboost_config();
+    all.waldboost.calibration_every = 1000;
+    Dataset one = d.train;
+    one.positives.resize(1);
+    TrainOptions opt;
+    opt.model_out = d.dir / "one.h5";
+    Quiet obs;
+    try {
+        train(all, one, read_pgm, opt, obs);
+        ADD_FAILURE() << "trained with a single positive to both fit and calibrate";
+    } catch (const TrainError& e) {
+        EXPECT_NE(std::string(e.what()).find("waldboost.calibration_every 1000 leaves no positives"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(opt.model_out));
+}
+
 // Both threshold rules: the wald rule's checkpoint also holds the pool's false-positive rate, which
-// a refill changes.
+// a refill changes. Also with rejection rounds and with calibration positives.
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
     struct Case {
         WaldRule rule;
         int rejection_rounds;
+        int calibration_every = 0;
     };
-    for (const Case c : {Case{WaldRule::Spread, 0}, Case{WaldRule::Wald, 0}, Case{WaldRule::Wald, 3}}) {
-        const std::string name = std::string(kWaldRuleNames.name(c.rule)) + "_" + std::to_string(c.rejection_rounds);
+    for (const Case c : {Case{WaldRule::Spread, 0}, Case{WaldRule::Wald, 0}, Case{WaldRule::Wald, 3}, Case{WaldRule::Wald, 0, 3}}) {
+        const std::string name = std::string(kWaldRuleNames.name(c.rule)) + "_" + std::to_string(c.rejection_rounds) + "_" +
+                                 std::to_string(c.calibration_every);
         SCOPED_TRACE(name);
         const SyntheticData d = make_data("waldboost_resume_" + name);
         TrainConfig cfg = tiny_waldboost_config();
         cfg.waldboost.weak_classifiers = 12;
         cfg.waldboost.rule = c.rule;
         cfg.waldboost.rejection_rounds = c.rejection_rounds;
+        cfg.waldboost.calibration_every = c.calibration_every;
         TrainOptions whole;
         whole.model_out = d.dir / "whole.h5";
         whole.created_utc = "2026-11-22T00:00:00Z";

@@ -157,6 +157,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.budget_power", wb.budget_power);
     r.get("waldboost.rule", wald_rule);
     r.get("waldboost.rejection_rounds", wb.rejection_rounds);
+    r.get("waldboost.calibration_every", wb.calibration_every);
     r.get("waldboost.features_per_round", wb.features_per_round);
     r.get("waldboost.max_cell", wb.max_cell);
     r.get("waldboost.negatives", wb.negatives);
@@ -284,6 +285,13 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!kWaldRuleNames.parse(wald_rule, wb.rule)) r.fail("waldboost.rule", "must be " + kWaldRuleNames.choices());
     if (wb.rejection_rounds < 0 || wb.rejection_rounds > wb.weak_classifiers)
         r.fail("waldboost.rejection_rounds", "must be in [0, weak_classifiers]");
+    if (wb.calibration_every < 0 || wb.calibration_every == 1)
+        r.fail("waldboost.calibration_every", "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
+    if (wb.calibration_every > 0) {
+        const std::vector<std::string> kinds = b.stage_sequence.empty() ? std::vector<std::string>{b.stage_kind} : b.stage_sequence;
+        if (c.kind != TrainKind::Cascade || std::find(kinds.begin(), kinds.end(), "waldboost_lbp") == kinds.end())
+            r.fail("waldboost.calibration_every", "only waldboost_lbp stages use it, and this run trains none");
+    }
     if (wb.features_per_round < 0) r.fail("waldboost.features_per_round", "must be >= 0 (0 = every feature)");
     if (wb.max_cell < 0) r.fail("waldboost.max_cell", "must be >= 0 (0 = no limit)");
     if (wb.negatives < 0) r.fail("waldboost.negatives", "must be >= 0 (0 = as many as positives)");

@@ -69,6 +69,17 @@ public:
                          " positives (the crops of one source photo in " + std::to_string(cfg_.boosting.calibration_every) +
                          ") only calibrate the HoG stage thresholds (boosting.calibration_every)");
         }
+        wald_calibration_ = detail::calibration_mask(data_.positives, crops_.size(), cfg_.waldboost.calibration_every);
+        if (cfg_.waldboost.calibration_every > 0) {
+            const auto n = static_cast<std::size_t>(std::count(wald_calibration_.begin(), wald_calibration_.end(), std::uint8_t{1}));
+            if (n == 0 || n == wald_calibration_.size())
+                throw TrainError("waldboost.calibration_every " + std::to_string(cfg_.waldboost.calibration_every) + " leaves " +
+                                 (n == 0 ? "no positives to calibrate with" : "no positives to fit the tables with") + " (" +
+                                 std::to_string(data_.positives.size()) + " positive crops): lower it or set it to 0");
+            obs_.on_note(std::to_string(n) + " of the " + std::to_string(crops_.size()) +
+                         " positives (the crops of one source photo in " + std::to_string(cfg_.waldboost.calibration_every) +
+                         ") only set the WaldBoost rejection thresholds (waldboost.calibration_every)");
+        }
         allowed_ = detail::keep_clear_filter(data_, images_, transforms, cfg_);
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
@@ -119,8 +130,11 @@ private:
         return p;
     }
     int stage_number() const { return static_cast<int>(ck_.stages.size()) + 1; }
+    // The calibration positives of the current stage's kind: waldboost.calibration_every for
+    // WaldBoost stages, boosting.calibration_every for the others.
     StageContext context() const {
-        return {cfg_, stage_number(), positives(), ck_.negatives.size(), calibration_.empty() ? nullptr : &calibration_};
+        const std::vector<std::uint8_t>& mask = trainer_kind_ == "waldboost_lbp" ? wald_calibration_ : calibration_;
+        return {cfg_, stage_number(), positives(), ck_.negatives.size(), mask.empty() ? nullptr : &mask};
     }
     // The positives the current stage trainer sees: crops [0, positives()) (data.jitter_only_for:
     // the jittered copies, which follow the crops, only for that trainer's stages).
@@ -394,7 +408,8 @@ private:
     TrainObserver& obs_;
     std::mutex observer_mutex_;
     std::vector<Image> crops_, images_;
-    std::vector<std::uint8_t> calibration_;  // boosting.calibration_every, per crop (empty: off)
+    std::vector<std::uint8_t> calibration_;       // boosting.calibration_every, per crop (empty: off)
+    std::vector<std::uint8_t> wald_calibration_;  // waldboost.calibration_every, per crop (empty: off)
     detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish

@@ -23,6 +23,11 @@
 // window meets the first classifiers, so their rejection sets the detector's speed, while Z favours
 // tables that separate the classes over all bins, not in the low tail that θ_B cuts off.
 //
+// With waldboost.calibration_every, the positives split in two: those that fit the tables (their
+// weights) and those that only set the thresholds (the test's positives, P in the bounds above).
+// A table's own positives score higher than unseen ones, so thresholds set on them reject more
+// unseen positives than α says; set on the held-back ones, α bounds what unseen positives lose.
+//
 // Everything is a function of the stored samples and the sequence: H, the active set and the
 // weights are replayed from the sequence after a refill and on resume, so the checkpoint holds
 // only the sequence (and, for the wald rule, the false-positive rate the pool stands for).
@@ -94,14 +99,17 @@ public:
         const std::size_t n = ctx.samples();
         const auto t = static_cast<std::uint64_t>(stage_.weak.size());
         const std::vector<std::size_t> cands = candidates(ctx, t);
-        // Weights w ∝ c_y·exp(−y·H) over the active samples, each class starting at one half.
+        // Weights w ∝ c_y·exp(−y·H) over the active samples, each class starting at one half;
+        // calibration positives weigh nothing (they only set thresholds).
         std::vector<double> w(n, 0.0);
         double total = 0;
-        const double cp = 0.5 / static_cast<double>(ctx.positives), cn = 0.5 / static_cast<double>(std::max<std::size_t>(ctx.negatives, 1));
+        const double cp = 0.5 / static_cast<double>(fitting_positives(ctx)), cn = 0.5 / static_cast<double>(std::max<std::size_t>(ctx.negatives, 1));
         for (std::size_t i = 0; i < n; ++i)
-            if (active_[i]) total += w[i] = (i < ctx.positives ? cp * std::exp(-static_cast<double>(H_[i])) : cn * std::exp(static_cast<double>(H_[i])));
+            if (active_[i] && !ctx.calibrates(i))
+                total += w[i] = (i < ctx.positives ? cp * std::exp(-static_cast<double>(H_[i])) : cn * std::exp(static_cast<double>(H_[i])));
         for (double& v : w) v /= total;
-        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n);
+        // Smoothing over the samples that fit the table (all of them but calibration positives).
+        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n - (ctx.positives - fitting_positives(ctx)));
 
         // Each candidate's Z; in the first waldboost.rejection_rounds rounds also the active
         // negatives its table's SPRT threshold would reject, which then decides (more first).
@@ -140,7 +148,7 @@ public:
         {
             double wp[256] = {}, wn[256] = {};
             for (std::size_t i = 0; i < n; ++i)
-                if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, weak.cell)] += w[i];
+                if (active_[i]) (i < ctx.positives ? wp : wn)[code(i, weak.cell)] += w[i];  // w = 0: calibration
             weak.responses = responses(wp, wn, eps);
         }
         for (std::size_t i = 0; i < n; ++i)
@@ -159,6 +167,10 @@ public:
         else if (active_count(0, ctx.positives) == 0) {
             r.stage_complete = true;
             r.note = "stage " + std::to_string(ctx.stage) + ": every training positive is rejected; closing the stage";
+        } else if (active_positives(ctx, false) == 0 || active_positives(ctx, true) == 0) {
+            r.stage_complete = true;
+            r.note = "stage " + std::to_string(ctx.stage) + ": every " + (active_positives(ctx, false) == 0 ? "fitting" : "calibration") +
+                     " positive is rejected (waldboost.calibration_every); closing the stage";
         } else {
             r.wants_negatives = static_cast<double>(active_neg) < cfg_.waldboost.refill_below * static_cast<double>(ctx.negatives);
             r.negatives_left = active_neg;
@@ -226,6 +238,27 @@ private:
                                                    active_.begin() + static_cast<std::ptrdiff_t>(to), std::uint8_t{1}));
     }
 
+    // The positives of the rejection test: the calibration ones (waldboost.calibration_every), else all.
+    bool calibrating(const StageContext& ctx) const { return ctx.calibration && !ctx.calibration->empty(); }
+    bool tests(const StageContext& ctx, std::size_t i) const { return i < ctx.positives && (!calibrating(ctx) || ctx.calibrates(i)); }
+    std::size_t test_positives(const StageContext& ctx) const {
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < ctx.positives; ++i) k += tests(ctx, i) ? 1 : 0;
+        return std::max<std::size_t>(k, 1);
+    }
+    std::size_t fitting_positives(const StageContext& ctx) const {
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < ctx.positives; ++i) k += ctx.calibrates(i) ? 0 : 1;
+        return std::max<std::size_t>(k, 1);
+    }
+    // Active positives of the test (test true) or of the tables (false; without calibration both are all).
+    std::size_t active_positives(const StageContext& ctx, bool test) const {
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < ctx.positives; ++i)
+            if (active_[i] && (test ? tests(ctx, i) : !ctx.calibrates(i))) ++k;
+        return k;
+    }
+
     // Real AdaBoost's table from the classes' weights in each bin: ½ ln((W⁺ⱼ + ε)/(W⁻ⱼ + ε)).
     static std::array<float, 256> responses(const double* wp, const double* wn, double eps) {
         std::array<float, 256> r{};
@@ -243,16 +276,17 @@ private:
     // (rule spread), or whose joint probability among all negative windows is at least 1/α times
     // that among all positives, within α·P in all (rule wald); θ = −10⁶ (reject nothing) when none
     // qualifies. H: the running sums of the samples with this classifier added (active ones read).
+    // The positives are the test's (tests(): the calibration ones where there are such).
     Sprt sprt(const StageContext& ctx, const std::vector<float>& H) const {
         std::vector<std::size_t> idx;
         for (std::size_t i = 0; i < ctx.samples(); ++i)
-            if (active_[i]) idx.push_back(i);
+            if (active_[i] && (i >= ctx.positives || tests(ctx, i))) idx.push_back(i);
         std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return H[a] < H[b] || (H[a] == H[b] && a < b); });
         const double A = 1.0 / cfg_.waldboost.alpha;
         const double t = static_cast<double>(stage_.weak.size() + 1), T = cfg_.waldboost.weak_classifiers;
         const double power = cfg_.waldboost.budget_power;
         const bool wald = cfg_.waldboost.rule == WaldRule::Wald;
-        const double P = static_cast<double>(ctx.positives);
+        const double P = static_cast<double>(test_positives(ctx));
         const double share = wald           ? cfg_.waldboost.alpha * P
                              : power == 1.0 ? cfg_.waldboost.alpha * P * t / T
                                             : cfg_.waldboost.alpha * P * std::pow(t / T, power);
@@ -260,7 +294,7 @@ private:
         // wald: the negatives' share of all negative windows is pool_fp_ · below / pool size.
         const double neg_scale =
             wald ? pool_fp_ / static_cast<double>(std::max<std::size_t>(ctx.negatives, 1)) : 1.0 / static_cast<double>(active_count(ctx.positives, ctx.samples()));
-        const double pos_scale = wald ? 1.0 / P : 1.0 / static_cast<double>(active_count(0, ctx.positives));
+        const double pos_scale = wald ? 1.0 / P : 1.0 / static_cast<double>(active_positives(ctx, true));
         Sprt out{-kMaxModelMagnitude, 0};
         std::size_t pos_below = 0, neg_below = 0;
         for (std::size_t k = 0; k < idx.size(); ++k) {
@@ -278,9 +312,9 @@ private:
         for (std::size_t i = 0; i < ctx.samples(); ++i)
             if (active_[i] && H_[i] < theta) {
                 active_[i] = 0;
-                if (i < ctx.positives) ++rejected_pos_;
+                if (tests(ctx, i)) ++rejected_pos_;
             }
-        d_ = static_cast<double>(active_count(0, ctx.positives)) / static_cast<double>(ctx.positives);
+        d_ = static_cast<double>(active_positives(ctx, true)) / static_cast<double>(test_positives(ctx));
         f_ = ctx.negatives ? static_cast<double>(active_count(ctx.positives, ctx.samples())) / static_cast<double>(ctx.negatives) : 0.0;
     }
 
@@ -302,8 +336,8 @@ private:
             }
             H_[i] = h;
         });
-        rejected_pos_ = ctx.positives - active_count(0, ctx.positives);
-        d_ = static_cast<double>(ctx.positives - rejected_pos_) / static_cast<double>(ctx.positives);
+        rejected_pos_ = test_positives(ctx) - active_positives(ctx, true);
+        d_ = static_cast<double>(active_positives(ctx, true)) / static_cast<double>(test_positives(ctx));
         f_ = ctx.negatives ? static_cast<double>(active_count(ctx.positives, n)) / static_cast<double>(ctx.negatives) : 0.0;
     }
 

@@ -138,6 +138,11 @@ struct WaldBoostConfig {
     // whose threshold rejects the most of the active negatives wins (ties: the lower Z). Every
     // window meets these classifiers, so what they reject sets a detector's speed. 0: Z throughout.
     int rejection_rounds = 0;
+    // Every Nth source photo's positives (its crops, flips and jittered copies) are kept out of the
+    // tables and weights and are the positives of the rejection test: alpha then bounds the share
+    // of unseen positives that the sequence rejects, not of those its tables were fitted to (whose
+    // running sums lie higher). 0: off, the training positives set the thresholds.
+    int calibration_every = 0;
     int features_per_round = 0;    // candidate features per round, drawn at random; 0 = every feature of the pool
     int max_cell = 0;              // largest cell side in pixels; 0 = any that fits (3 cells across the window)
     int negatives = 0;             // negative pool size; 0 = as many as positives

@@ -29,8 +29,9 @@ struct StageContext {
     int stage = 1;              // 1-based
     std::size_t positives = 0;  // sample counts
     std::size_t negatives = 0;
-    // boosting.calibration_every: 1 marks a positive (of [0, positives)) that only calibrates
-    // thresholds; null or empty when there are none.
+    // 1 marks a positive (of [0, positives)) that only calibrates thresholds (the stage kind's
+    // calibration_every: boosting's for HoG stages, waldboost's for WaldBoost stages); null or
+    // empty when there are none.
     const std::vector<std::uint8_t>* calibration = nullptr;
     std::size_t samples() const { return positives + negatives; }
     bool calibrates(std::size_t i) const { return calibration && i < calibration->size() && (*calibration)[i] != 0; }
