@@ -109,7 +109,7 @@ public:
                 total += w[i] = (i < ctx.positives ? cp * std::exp(-static_cast<double>(H_[i])) : cn * std::exp(static_cast<double>(H_[i])));
         for (double& v : w) v /= total;
         // Smoothing over the samples that fit the table (all of them but calibration positives).
-        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n - (ctx.positives - fitting_positives(ctx)));
+        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n - calibration_positives(ctx));
 
         // Each candidate's Z; in the first waldboost.rejection_rounds rounds also the active
         // negatives its table's SPRT threshold would reject, which then decides (more first).
@@ -246,10 +246,13 @@ private:
         for (std::size_t i = 0; i < ctx.positives; ++i) k += tests(ctx, i) ? 1 : 0;
         return std::max<std::size_t>(k, 1);
     }
-    std::size_t fitting_positives(const StageContext& ctx) const {
+    std::size_t calibration_positives(const StageContext& ctx) const {
         std::size_t k = 0;
-        for (std::size_t i = 0; i < ctx.positives; ++i) k += ctx.calibrates(i) ? 0 : 1;
-        return std::max<std::size_t>(k, 1);
+        for (std::size_t i = 0; i < ctx.positives; ++i) k += ctx.calibrates(i) ? 1 : 0;
+        return k;
+    }
+    std::size_t fitting_positives(const StageContext& ctx) const {
+        return std::max<std::size_t>(ctx.positives - calibration_positives(ctx), 1);
     }
     // Active positives of the test (test true) or of the tables (false; without calibration both are all).
     std::size_t active_positives(const StageContext& ctx, bool test) const {
