@@ -155,8 +155,8 @@ public:
             if (active_[i]) H_[i] += weak.responses[code(i, weak.cell)];  // float, in order: as the detector sums
         weak.reject_threshold = sprt(ctx, H_).theta;
         stage_.weak.push_back(weak);
-        stage_.final_threshold = weak.reject_threshold;
         apply_threshold(ctx, weak.reject_threshold);
+        stage_.final_threshold = final_threshold(ctx, weak.reject_threshold);
 
         RoundResult r;
         r.added = true;
@@ -309,6 +309,23 @@ private:
             ++(idx[k] < ctx.positives ? pos_below : neg_below);
         }
         return out;
+    }
+
+    // The sequence's final threshold if it ended here: the last classifier's θ, or where that
+    // rejects nothing (−10⁶), the lowest running sum of a positive the test keeps. Both pass every
+    // window the sequence keeps that scores like a kept positive, but a detection's score is
+    // H − final threshold in float: against −10⁶ it would keep only 1/16 of a unit, too coarse to
+    // rank detections by (nor may `cascade calibrate` store a threshold past ±10⁶).
+    float final_threshold(const StageContext& ctx, float theta) const {
+        if (theta > -kMaxModelMagnitude) return theta;
+        float lowest = theta;
+        bool any = false;
+        for (std::size_t i = 0; i < ctx.positives; ++i)
+            if (active_[i] && tests(ctx, i) && (!any || H_[i] < lowest)) {
+                lowest = H_[i];
+                any = true;
+            }
+        return lowest;
     }
 
     void apply_threshold(const StageContext& ctx, float theta) {
