@@ -62,24 +62,9 @@ public:
         const bool colour = cfg_.hog.colour();
         crops_ = detail::load_crops(data_.positives, loader_, cfg_.window.width, cfg_.window.height, cfg_.data, cfg_.seed, colour);
         images_ = detail::load_images(data_.negatives, loader_, transforms, colour);
-        calibration_ = detail::calibration_mask(data_.positives, crops_.size(), cfg_.boosting.calibration_every);
-        if (cfg_.boosting.calibration_every > 0) {
-            const auto n = static_cast<std::size_t>(std::count(calibration_.begin(), calibration_.end(), std::uint8_t{1}));
-            obs_.on_note(std::to_string(n) + " of the " + std::to_string(crops_.size()) +
-                         " positives (the crops of one source photo in " + std::to_string(cfg_.boosting.calibration_every) +
-                         ") only calibrate the HoG stage thresholds (boosting.calibration_every)");
-        }
-        wald_calibration_ = detail::calibration_mask(data_.positives, crops_.size(), cfg_.waldboost.calibration_every);
-        if (cfg_.waldboost.calibration_every > 0) {
-            const auto n = static_cast<std::size_t>(std::count(wald_calibration_.begin(), wald_calibration_.end(), std::uint8_t{1}));
-            if (n == 0 || n == wald_calibration_.size())
-                throw TrainError("waldboost.calibration_every " + std::to_string(cfg_.waldboost.calibration_every) + " leaves " +
-                                 (n == 0 ? "no positives to calibrate with" : "no positives to fit the tables with") + " (" +
-                                 std::to_string(data_.positives.size()) + " positive crops): lower it or set it to 0");
-            obs_.on_note(std::to_string(n) + " of the " + std::to_string(crops_.size()) +
-                         " positives (the crops of one source photo in " + std::to_string(cfg_.waldboost.calibration_every) +
-                         ") only set the WaldBoost rejection thresholds (waldboost.calibration_every)");
-        }
+        calibration_ = calibration_mask(cfg_.boosting.calibration_every, "boosting.calibration_every", "calibrate the HoG stage thresholds");
+        wald_calibration_ =
+            calibration_mask(cfg_.waldboost.calibration_every, "waldboost.calibration_every", "set the WaldBoost rejection thresholds");
         allowed_ = detail::keep_clear_filter(data_, images_, transforms, cfg_);
         if (opt_.resume)
             detail::validate_checkpoint(ck_, state_file(), detail::model_of(cfg_, {}, "", ""), images_,
@@ -128,6 +113,19 @@ private:
         auto p = opt_.model_out;
         p += ".state";
         return p;
+    }
+    // The crops (with their copies) that only calibrate, every `every`th source photo's (0: none);
+    // says how many, and refuses a split that leaves none on either side.
+    std::vector<std::uint8_t> calibration_mask(int every, const std::string& key, const std::string& what) {
+        std::vector<std::uint8_t> mask = detail::calibration_mask(data_.positives, crops_.size(), every);
+        if (every <= 0) return mask;
+        const auto n = static_cast<std::size_t>(std::count(mask.begin(), mask.end(), std::uint8_t{1}));
+        if (n == 0 || n == mask.size())
+            throw TrainError(key + " " + std::to_string(every) + " leaves " + (n == 0 ? "no positives to calibrate with" : "no positives to train on") +
+                             " (" + std::to_string(data_.positives.size()) + " positive crops): lower it or set it to 0");
+        obs_.on_note(std::to_string(n) + " of the " + std::to_string(crops_.size()) + " positives (the crops of one source photo in " +
+                     std::to_string(every) + ") only " + what + " (" + key + ")");
+        return mask;
     }
     int stage_number() const { return static_cast<int>(ck_.stages.size()) + 1; }
     // The calibration positives of the current stage's kind: waldboost.calibration_every for
