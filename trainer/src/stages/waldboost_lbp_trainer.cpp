@@ -109,7 +109,7 @@ public:
                 total += w[i] = (i < ctx.positives ? cp * std::exp(-static_cast<double>(H_[i])) : cn * std::exp(static_cast<double>(H_[i])));
         for (double& v : w) v /= total;
         // Smoothing over the samples that fit the table (all of them but calibration positives).
-        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n - calibration_positives(ctx));
+        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n - calibration_count_);
 
         // Each candidate's Z; in the first waldboost.rejection_rounds rounds also the active
         // negatives its table's SPRT threshold would reject, which then decides (more first).
@@ -241,19 +241,11 @@ private:
     // The positives of the rejection test: the calibration ones (waldboost.calibration_every), else all.
     bool calibrating(const StageContext& ctx) const { return ctx.calibration && !ctx.calibration->empty(); }
     bool tests(const StageContext& ctx, std::size_t i) const { return i < ctx.positives && (!calibrating(ctx) || ctx.calibrates(i)); }
+    // The counts, from calibration_count_ (fixed while a stage's positives are: set by replay()).
     std::size_t test_positives(const StageContext& ctx) const {
-        std::size_t k = 0;
-        for (std::size_t i = 0; i < ctx.positives; ++i) k += tests(ctx, i) ? 1 : 0;
-        return std::max<std::size_t>(k, 1);
+        return std::max<std::size_t>(calibrating(ctx) ? calibration_count_ : ctx.positives, 1);
     }
-    std::size_t calibration_positives(const StageContext& ctx) const {
-        std::size_t k = 0;
-        for (std::size_t i = 0; i < ctx.positives; ++i) k += ctx.calibrates(i) ? 1 : 0;
-        return k;
-    }
-    std::size_t fitting_positives(const StageContext& ctx) const {
-        return std::max<std::size_t>(ctx.positives - calibration_positives(ctx), 1);
-    }
+    std::size_t fitting_positives(const StageContext& ctx) const { return std::max<std::size_t>(ctx.positives - calibration_count_, 1); }
     // Active positives of the test (test true) or of the tables (false; without calibration both are all).
     std::size_t active_positives(const StageContext& ctx, bool test) const {
         std::size_t k = 0;
@@ -342,6 +334,8 @@ private:
     // exactly what the detector computes for those windows.
     void replay(const StageContext& ctx) {
         const std::size_t n = ctx.samples();
+        calibration_count_ = 0;
+        for (std::size_t i = 0; i < ctx.positives; ++i) calibration_count_ += ctx.calibrates(i) ? 1 : 0;
         H_.assign(n, 0.0f);
         active_.assign(n, 1);
         rejected_pos_ = 0;
@@ -371,6 +365,7 @@ private:
     std::vector<std::uint8_t> active_;
     std::size_t rejected_pos_ = 0;
     double d_ = 1, f_ = 1;
+    std::size_t calibration_count_ = 0;  // positives that only set thresholds (waldboost.calibration_every)
     double pool_fp_ = 1;  // the sequence's false-positive rate (on the stage's input) when the pool was filled
 };
 }  // namespace
