@@ -1134,6 +1134,102 @@ TEST(WaldBoost, CalibrationPositivesSetTheThresholdsAndNotTheTables) {
     EXPECT_FALSE(fs::exists(opt.model_out));
 }
 
+// waldboost.backward_pruning: the finished sequence's thresholds are raised to the lowest running
+// sums of the calibration positives it keeps with a final sum at or above the pruning quantile.
+// The tables and the final threshold stay; every such positive still passes with the same score,
+// checked against the unpruned sequence's scores (a plain sort, not the trainer's code); windows
+// of the backgrounds leave sooner.
+TEST(WaldBoost, BackwardPruningKeepsThePositivesAboveTheQuantileAndRejectsSooner) {
+    const SyntheticData d = make_data("waldboost_pruning");
+    const std::vector<std::uint8_t> mask = detail::calibration_mask(d.train.positives, d.train.positives.size(), 3);
+    std::vector<PositiveCrop> calibrating;
+    for (std::size_t i = 0; i < mask.size(); ++i)
+        if (mask[i]) calibrating.push_back(d.train.positives[i]);
+    auto run = [&](bool prune, double q, Quiet& obs) {
+        TrainConfig cfg = tiny_waldboost_config();
+        cfg.waldboost.rule = WaldRule::Wald;
+        cfg.waldboost.calibration_every = 3;
+        cfg.waldboost.backward_pruning = prune;
+        cfg.waldboost.pruning_quantile = q;
+        TrainOptions opt;
+        opt.model_out = d.dir / ("p" + std::to_string(prune) + "_" + std::to_string(q) + ".h5");
+        opt.created_utc = "2026-11-26T00:00:00Z";
+        train(cfg, d.train, read_pgm, opt, obs);
+        return load_model(opt.model_out);
+    };
+    // Each calibration crop's outcome (centre window, as accepted_share reads it).
+    auto outcomes = [&](const CascadeModel& m) {
+        const CascadeEvaluator ev(m);
+        std::vector<StageOutcome> out;
+        for (const auto& p : calibrating) {
+            const GrayImage g = read_pgm(p.path);
+            LevelFeatures f;
+            compute_level_features(g, ev.needs(), m.hog.gradient(), f);
+            const WindowOutcome o = ev.evaluate(f, (g.width - 64) / 2, (g.height - 128) / 2);
+            out.push_back({o.rejected_at < 0 ? o.score : -1.0f, o.weak_evaluated});  // rejected: -1
+        }
+        return out;
+    };
+    auto background_weak = [&](const CascadeModel& m) {
+        DetectParams scan;
+        scan.stride = 4;
+        scan.scale_step = 1.25;
+        auto det = Detector::create(m, scan, Backend::Cpu);
+        std::uint64_t weak = 0;
+        for (const auto& n : d.train.negatives) weak += det->detect(read_pgm(n).view()).stats.weak_evaluated;
+        return weak;
+    };
+    Quiet plain_obs, all_obs, q_obs;
+    const CascadeModel plain = run(false, 0, plain_obs), all = run(true, 0, all_obs), pruned = run(true, 0.25, q_obs);
+    const auto& pw = plain.stages[0].as<WaldBoostLbpStage>();
+    const std::vector<StageOutcome> base = outcomes(plain);
+    std::vector<float> kept;  // the kept calibration crops' scores, H_T - final threshold
+    for (const StageOutcome& o : base)
+        if (o.score >= 0) kept.push_back(o.score);
+    ASSERT_GE(kept.size(), 8u);
+    std::sort(kept.begin(), kept.end());
+    for (const auto& [model, q, obs] : {std::tuple{&all, 0.0, &all_obs}, std::tuple{&pruned, 0.25, &q_obs}}) {
+        SCOPED_TRACE(q);
+        const auto& w = model->stages[0].as<WaldBoostLbpStage>();
+        ASSERT_EQ(w.weak.size(), pw.weak.size());
+        EXPECT_EQ(w.final_threshold, pw.final_threshold);
+        std::size_t raised = 0;
+        for (std::size_t t = 0; t < w.weak.size(); ++t) {
+            EXPECT_EQ(w.weak[t].cell, pw.weak[t].cell);
+            EXPECT_EQ(w.weak[t].responses, pw.weak[t].responses);
+            EXPECT_GE(w.weak[t].reject_threshold, pw.weak[t].reject_threshold) << t;
+            raised += w.weak[t].reject_threshold > pw.weak[t].reject_threshold;
+        }
+        if (q > 0) {
+            EXPECT_GT(raised, 0u);  // (with every kept positive, these thresholds may already sit there)
+        }
+        const float floor_score = kept[static_cast<std::size_t>(std::floor(q * static_cast<double>(kept.size()) + 1e-9))];
+        const std::vector<StageOutcome> now = outcomes(*model);
+        std::size_t lost = 0;
+        for (std::size_t i = 0; i < base.size(); ++i) {
+            if (base[i].score >= floor_score) {
+                EXPECT_EQ(std::bit_cast<std::uint32_t>(now[i].score), std::bit_cast<std::uint32_t>(base[i].score)) << i;
+            } else {
+                EXPECT_LT(now[i].score, floor_score) << i;  // rejected, or kept below the floor
+                lost += base[i].score >= 0 && now[i].score < 0;
+            }
+        }
+        if (q == 0.0) {
+            EXPECT_EQ(lost, 0u);
+            EXPECT_LE(background_weak(*model), background_weak(plain));
+        } else {
+            EXPECT_GT(lost, 0u);
+            EXPECT_LT(background_weak(*model), background_weak(plain));
+        }
+        EXPECT_TRUE(std::any_of(obs->notes.begin(), obs->notes.end(), [](const std::string& n) {
+            return n.find("backward pruning: ") != std::string::npos && n.find(" rejection thresholds raised") != std::string::npos;
+        }));
+    }
+    EXPECT_THROW(parse_train_config("waldboost: {backward_pruning: true, pruning_quantile: 0.6}", "x.yaml"), ConfigError);
+    EXPECT_THROW(parse_train_config("waldboost: {pruning_quantile: 0.1}", "x.yaml"), ConfigError);
+    EXPECT_THROW(parse_train_config("waldboost: {backward_pruning: 2}", "x.yaml"), ConfigError);
+}
+
 // Both threshold rules: the wald rule's checkpoint also holds the pool's false-positive rate, which
 // a refill changes. Also with rejection rounds and with calibration positives.
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
@@ -1141,10 +1237,12 @@ TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
         WaldRule rule;
         int rejection_rounds;
         int calibration_every = 0;
+        bool pruning = false;
     };
-    for (const Case c : {Case{WaldRule::Spread, 0}, Case{WaldRule::Wald, 0}, Case{WaldRule::Wald, 3}, Case{WaldRule::Wald, 0, 3}}) {
+    for (const Case c : {Case{WaldRule::Spread, 0}, Case{WaldRule::Wald, 0}, Case{WaldRule::Wald, 3}, Case{WaldRule::Wald, 0, 3},
+                         Case{WaldRule::Wald, 0, 3, true}}) {
         const std::string name = std::string(kWaldRuleNames.name(c.rule)) + "_" + std::to_string(c.rejection_rounds) + "_" +
-                                 std::to_string(c.calibration_every);
+                                 std::to_string(c.calibration_every) + (c.pruning ? "_pruned" : "");
         SCOPED_TRACE(name);
         const SyntheticData d = make_data("waldboost_resume_" + name);
         TrainConfig cfg = tiny_waldboost_config();
@@ -1152,6 +1250,8 @@ TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
         cfg.waldboost.rule = c.rule;
         cfg.waldboost.rejection_rounds = c.rejection_rounds;
         cfg.waldboost.calibration_every = c.calibration_every;
+        cfg.waldboost.backward_pruning = c.pruning;
+        cfg.waldboost.pruning_quantile = c.pruning ? 0.1 : 0.0;
         TrainOptions whole;
         whole.model_out = d.dir / "whole.h5";
         whole.created_utc = "2026-11-22T00:00:00Z";

@@ -158,6 +158,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.rule", wald_rule);
     r.get("waldboost.rejection_rounds", wb.rejection_rounds);
     r.get("waldboost.calibration_every", wb.calibration_every);
+    r.get("waldboost.backward_pruning", wb.backward_pruning);
+    r.get("waldboost.pruning_quantile", wb.pruning_quantile);
     r.get("waldboost.features_per_round", wb.features_per_round);
     r.get("waldboost.max_cell", wb.max_cell);
     r.get("waldboost.negatives", wb.negatives);
@@ -292,6 +294,9 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         if (c.kind != TrainKind::Cascade || std::find(kinds.begin(), kinds.end(), "waldboost_lbp") == kinds.end())
             r.fail("waldboost.calibration_every", "only waldboost_lbp stages use it, and this run trains none");
     }
+    if (!(wb.pruning_quantile >= 0 && wb.pruning_quantile <= 0.5)) r.fail("waldboost.pruning_quantile", "must be in [0, 0.5]");
+    if (wb.pruning_quantile > 0 && !wb.backward_pruning)
+        r.fail("waldboost.pruning_quantile", "is used only with waldboost.backward_pruning: true");
     if (wb.features_per_round < 0) r.fail("waldboost.features_per_round", "must be >= 0 (0 = every feature)");
     if (wb.max_cell < 0) r.fail("waldboost.max_cell", "must be >= 0 (0 = no limit)");
     if (wb.negatives < 0) r.fail("waldboost.negatives", "must be >= 0 (0 = as many as positives)");

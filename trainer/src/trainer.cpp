@@ -299,6 +299,7 @@ private:
             ck_.stop_reason = "stage " + std::to_string(stage) + " could not be trained";
             return;
         }
+        if (const std::string note = trainer_->close_stage(context()); !note.empty()) obs_.on_note(note);
         ck_.stages.push_back(trainer_->stage());
         // A stage that rejects every training negative says little about the rate on new data:
         // count it as below one in (negatives + 1), and let bootstrapping find out what is left.

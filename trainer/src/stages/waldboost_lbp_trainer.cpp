@@ -28,6 +28,11 @@
 // A table's own positives score higher than unseen ones, so thresholds set on them reject more
 // unseen positives than α says; set on the held-back ones, α bounds what unseen positives lose.
 //
+// With waldboost.backward_pruning, the finished sequence's thresholds are raised to the lowest
+// running sums of the test positives it keeps above a quantile of their final sums (Zhang &
+// Viola's direct backward pruning, close_stage()): windows that fall below all of them leave
+// early instead of running the rest of the sequence.
+//
 // Everything is a function of the stored samples and the sequence: H, the active set and the
 // weights are replayed from the sequence after a refill and on resume, so the checkpoint holds
 // only the sequence (and, for the wald rule, the false-positive rate the pool stands for).
@@ -36,6 +41,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "../streams.hpp"
@@ -176,6 +182,48 @@ public:
             r.negatives_left = active_neg;
         }
         return r;
+    }
+
+    // waldboost.backward_pruning: each θ_t raised to the lowest running sum at t of the kept test
+    // positives whose final sum is at or above the pruning_quantile quantile of theirs (Zhang &
+    // Viola's direct backward pruning). The sums are the detector's (float, in order), so each of
+    // those positives still passes every raised threshold (rejection is H < θ).
+    std::string close_stage(const StageContext& ctx) override {
+        if (!cfg_.waldboost.backward_pruning || stage_.weak.empty()) return {};
+        std::vector<std::size_t> kept;
+        for (std::size_t i = 0; i < ctx.positives; ++i)
+            if (active_[i] && tests(ctx, i)) kept.push_back(i);
+        if (kept.empty()) return "backward pruning: no test positive passes the sequence; thresholds left as they are";
+        std::sort(kept.begin(), kept.end(), [&](std::size_t a, std::size_t b) { return H_[a] < H_[b] || (H_[a] == H_[b] && a < b); });
+        const auto drop = static_cast<std::size_t>(std::floor(cfg_.waldboost.pruning_quantile * static_cast<double>(kept.size()) + 1e-9));
+        const float floor_sum = H_[kept[std::min(drop, kept.size() - 1)]];
+        std::vector<float> lowest(stage_.weak.size(), kMaxModelMagnitude);
+        for (std::size_t i : kept) {
+            if (H_[i] < floor_sum) continue;  // ties with the quantile's sum stay in
+            float h = 0.0f;
+            for (std::size_t t = 0; t < stage_.weak.size(); ++t) {
+                const LbpWeakClassifier& c = stage_.weak[t];
+                h += c.responses[code(i, c.cell)];
+                lowest[t] = std::min(lowest[t], h);
+            }
+        }
+        const std::size_t negatives_before = active_count(ctx.positives, ctx.samples());
+        std::size_t raised = 0;
+        for (std::size_t t = 0; t < stage_.weak.size(); ++t)
+            if (lowest[t] > stage_.weak[t].reject_threshold) {
+                stage_.weak[t].reject_threshold = lowest[t];
+                ++raised;
+            }
+        replay(ctx);
+        char score[32], quantile[32];
+        std::snprintf(score, sizeof score, "%.4g", static_cast<double>(floor_sum - stage_.final_threshold));
+        std::snprintf(quantile, sizeof quantile, "%g", cfg_.waldboost.pruning_quantile);
+        return "backward pruning: " + std::to_string(raised) + " of " + std::to_string(stage_.weak.size()) +
+               " rejection thresholds raised to keep the " + std::to_string(active_positives(ctx, true)) + " of " +
+               std::to_string(kept.size()) + " kept test positives that end at a score of " + score +
+                " or more (waldboost.pruning_quantile " + quantile +
+               "); active pool negatives " + std::to_string(negatives_before) + " -> " +
+               std::to_string(active_count(ctx.positives, ctx.samples()));
     }
 
     std::size_t size() const override { return stage_.weak.size(); }

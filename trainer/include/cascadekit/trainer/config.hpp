@@ -143,6 +143,15 @@ struct WaldBoostConfig {
     // of unseen positives that the sequence rejects, not of those its tables were fitted to (whose
     // running sums lie higher). 0: off, the training positives set the thresholds.
     int calibration_every = 0;
+    // Direct backward pruning (Zhang & Viola, NIPS 2007), once the sequence is complete: every
+    // rejection threshold is raised to the lowest running sum, at that weak classifier, of the
+    // test positives (the calibration ones where there are such) that the sequence keeps with a
+    // final sum at or above their pruning_quantile quantile. Those positives still pass; windows
+    // whose sums fall below all of them leave sooner instead of running the rest of the sequence.
+    // The final threshold stays, so scores (and operating points above the quantile's score)
+    // keep their meaning.
+    bool backward_pruning = false;
+    double pruning_quantile = 0;   // in [0, 0.5]: the share of kept test positives, lowest final sums first, given up
     int features_per_round = 0;    // candidate features per round, drawn at random; 0 = every feature of the pool
     int max_cell = 0;              // largest cell side in pixels; 0 = any that fits (3 cells across the window)
     int negatives = 0;             // negative pool size; 0 = as many as positives

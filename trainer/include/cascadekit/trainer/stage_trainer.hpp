@@ -64,6 +64,10 @@ public:
     // One round: adds at most one weak learner and says whether the stage is complete.
     virtual RoundResult round(const StageContext& ctx) = 0;
 
+    // The stage ends (complete, or cut short by the data or --finish) and is about to be stored:
+    // a last change to it, e.g. thresholds set from the finished stage. Returns a note for the
+    // log (empty: nothing to say).
+    virtual std::string close_stage(const StageContext&) { return {}; }
     // The negative samples were replaced (a refill asked for by round()); the stage goes on.
     virtual void refilled(const StageContext& ctx) { begin_stage(ctx); }
     // The negative pool size the stage wants (0: the loop's default, boosting.negatives_per_stage
