@@ -63,9 +63,11 @@ struct CudaOptions {
     // (and at the sequence's end); each part between two boundaries is one launch over the
     // survivors of the one before. Macenauer (Brno 2015) used 1, 8, 64, 256, 512. On the shipped
     // face model (97 % of windows pass its first weak classifier) 4, 16, 64, 256 was fastest
-    // untiled; with the tiled first launch below, 16, 64, 256 and an in-block cut at 4
+    // untiled; with the tiled first launch below, 16, 64, 256 and an in-block cut at 4. The face
+    // sequence shipped since the nineteenth session (backward pruning: its late thresholds reject
+    // a little at every table) is faster with one launch from 64 on: 16, 64
     // (experiments/results/gpu-waldboost.md).
-    std::vector<int> lbp_boundaries = {16, 64, 256};
+    std::vector<int> lbp_boundaries = {16, 64};
     // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
     // others). Block atomics gather one block's survivors at a time.
     int lbp_block_threads = 256;
@@ -83,7 +85,10 @@ struct CudaOptions {
     // take dozens at a time one round after another. Past the sequence's length: never. With the
     // shipped face sequence padded to 2048 at 1920×1080, stride 1, the part from 256 this way took
     // batched time from 1.08 to 1.04–1.05 ms and latency from 1.48–1.51 to 1.47–1.49 ms
-    // (experiments/results/gpu-waldboost.md, "A block per window").
+    // (experiments/results/gpu-waldboost.md, "A block per window"). With the default boundaries
+    // since the nineteenth session no part starts at 256, so the warp kernel runs the tail: the
+    // pruned face sequence's 12,000 windows past table 256 mostly leave soon, where a block per
+    // window is slower than a warp.
     int lbp_block_from = 256;
     // The frame's first WaldBoost launch (the first part of a model's first stage) gives each
     // block a tile of 32 × 8 neighbouring windows and copies their patch of the gray integral image
