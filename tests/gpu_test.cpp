@@ -393,7 +393,7 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
 }
 
 // The block-per-window parts (CudaOptions::lbp_block_from; by default from weak classifier 256,
-// so the long models above run them): from the first weak classifier on, from the 64th and from
+// where the default boundaries have started no part since the nineteenth session): from the first weak classifier on, from the 64th and from
 // the 256th, under each compaction, on random sequences of 1 to 2048 weak classifiers (rounds of
 // 32 to 256 look-ups, windows rejected inside a round, and windows that run to the end). Small
 // images: a test that compute-sanitizer's racecheck can run.
