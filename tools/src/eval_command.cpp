@@ -245,7 +245,8 @@ int run_eval(const EvalOptions& o) {
             write_text_atomically(o.survival, out.str());
             std::printf("%s: %llu windows of %zu held-out negative images: %.2f weak classifiers per window; surviving",
                         label.c_str(), static_cast<unsigned long long>(ws.windows), test.negatives.size(), ws.mean_weak());
-            for (std::size_t k : {1, 8, 64, 256})
+            // Macenauer's points, then the long sequences' (the share that runs a 1024-table one to its end)
+            for (std::size_t k : {1, 8, 64, 256, 1024, 2048})
                 if (k <= ws.rejected_by.size()) std::printf(" %.4g%% after %zu", 100 * ws.surviving(k), k);
             std::printf("\n");
         }

@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
     eval->add_option("--rejection", ev.rejection, "Per-stage rejection profile on the held-out negatives, to this CSV");
     eval->add_option("--survival", ev.survival,
                      "Share of the held-out negative windows surviving each weak classifier, to this CSV; prints the "
-                     "mean weak classifiers per window and the share left after 1, 8, 64 and 256 (CPU)");
+                     "mean weak classifiers per window and the share left after 1, 8, 64, 256, 1024 and 2048 (those the sequences have; CPU)");
     eval->add_option("--fppi", ev.fppi, "Miss rate vs false positives per image on PennFudan, to this CSV");
     eval->add_option("--pennfudan", ev.pennfudan, "PennFudanPed folder (default $CASCADEKIT_DATA/PennFudanPed)");
     eval->add_option("--write-lists", ev.write_lists, "Write the held-out and PennFudan image lists into this folder");
