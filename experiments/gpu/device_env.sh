@@ -2,7 +2,8 @@
 # .bundle/gpu.tar.xz here and the device tool carried it: unpacks it to /tmp/b (every time, so a
 # warm machine never runs an earlier bundle) and sets what the bundled binaries and tests need.
 # Defines: out (${OUT:-out}, created), B (the binaries), D (the bundle's data), row (a regex for the
-# rows of `cascade bench detect`'s "CUDA design choices" table) and run_gpu_test.
+# rows of `cascade bench detect`'s "CUDA design choices" table), t0 (when it was sourced), and
+# run_gpu_test, bench_faces and sanitize_waldboost.
 set -uo pipefail
 out=${OUT:-out}
 mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
@@ -20,4 +21,27 @@ run_gpu_test() {
   grep -E "^\[  (PASSED|FAILED)|mining:" "$out/gpu_test.log"
   echo "comparisons: $(grep -c 'differences near' "$out/gpu_test.log"), with differences: $(grep 'differences near' "$out/gpu_test.log" | grep -vc ' 0 differences')"
   grep -E "Failure" -A3 "$out/gpu_test.log" | head -20
+}
+
+t0=$(date +%s)
+
+# bench_faces CASCADE MODEL NAME: issue 12's face benchmark (1920×1080, 8 levels per octave over 4
+# octaves, 2048 weak classifiers, strides 1 and 2, GPU only, the bundle's face frame) into
+# $out/NAME.md; prints its status, the design rows and the stride-1 survivors after each launch.
+bench_faces() {
+  timeout 100 "$1" -q bench detect --model "$2" --sizes 1920x1080 --scale-steps 1.0905077 --max-scale 16 \
+    --strides 1,2 --lbp-weak 2048 --no-cpu --frame "$D/face-frame.ppm" --out "$out/$3.md" > /dev/null 2>&1
+  echo "$3 rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "$row" "$out/$3.md"
+  grep -A14 'Survivors after each launch' "$out/$3.md" | grep '^| 1920x1080 | ×1.09051 | 1 |'
+}
+
+# sanitize_waldboost: compute-sanitizer memcheck of the random-WaldBoost and shipped-model GPU
+# tests, racecheck of the random-WaldBoost one, into $out/memcheck.log and $out/racecheck.log.
+sanitize_waldboost() {
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/gpu_test" \
+      --gtest_filter='GpuDetector.RandomWaldBoost*:GpuDetector.ShippedModels*' > "$out/memcheck.log" 2>&1
+  echo "memcheck rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED)" "$out/memcheck.log"
+  timeout 350 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu_test" \
+      --gtest_filter='GpuDetector.RandomWaldBoost*' > "$out/racecheck.log" 2>&1
+  echo "racecheck rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "RACECHECK SUMMARY|^\[  (PASSED|FAILED)" "$out/racecheck.log"
 }

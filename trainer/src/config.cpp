@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "cascadekit/features/block_pool.hpp"
@@ -256,15 +259,19 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (b.max_learners_per_stage < 1 || static_cast<std::size_t>(b.max_learners_per_stage) > kMaxStageSize)
         r.fail("boosting.max_learners_per_stage", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (b.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
-    if (b.calibration_every < 0 || b.calibration_every == 1)
-        r.fail("boosting.calibration_every", "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
-    if (b.calibration_every > 0) {  // only the HoG stage trainers leave the calibration crops out
-        std::vector<std::string> kinds = b.stage_sequence.empty() ? std::vector<std::string>{b.stage_kind} : b.stage_sequence;
-        kinds.push_back(b.final_stage);
-        if (c.kind != TrainKind::Cascade ||
-            std::none_of(kinds.begin(), kinds.end(), [](const std::string& k) { return k == "hog_svm" || k == "hog_dense"; }))
-            r.fail("boosting.calibration_every", "only hog_svm and hog_dense stages use calibration crops, and this run trains none");
-    }
+    // A calibration_every key: 0 or >= 2, and only where a stage kind that reads it is trained
+    // (boosting's by the HoG stage trainers, waldboost's by the WaldBoost one).
+    std::vector<std::string> trained_kinds = b.stage_sequence.empty() ? std::vector<std::string>{b.stage_kind} : b.stage_sequence;
+    trained_kinds.push_back(b.final_stage);
+    auto check_calibration_every = [&](const std::string& key, int every, std::initializer_list<std::string_view> users,
+                                       const std::string& none) {
+        if (every < 0 || every == 1) r.fail(key, "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
+        const auto used = [&](const std::string& k) { return std::find(users.begin(), users.end(), k) != users.end(); };
+        if (every > 0 && (c.kind != TrainKind::Cascade || std::none_of(trained_kinds.begin(), trained_kinds.end(), used)))
+            r.fail(key, none);
+    };
+    check_calibration_every("boosting.calibration_every", b.calibration_every, {"hog_svm", "hog_dense"},
+                            "only hog_svm and hog_dense stages use calibration crops, and this run trains none");
     if (b.stop_when_stalled < 0) r.fail("boosting.stop_when_stalled", "must be >= 0 (0 = off)");
     if (!kVoteModeNames.parse(vote, b.vote)) r.fail("boosting.vote", "must be " + kVoteModeNames.choices());
     if (vote_sequence.size() > kMaxStages) r.fail("boosting.vote_sequence", "more entries than the stage limit");
@@ -287,13 +294,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!kWaldRuleNames.parse(wald_rule, wb.rule)) r.fail("waldboost.rule", "must be " + kWaldRuleNames.choices());
     if (wb.rejection_rounds < 0 || wb.rejection_rounds > wb.weak_classifiers)
         r.fail("waldboost.rejection_rounds", "must be in [0, weak_classifiers]");
-    if (wb.calibration_every < 0 || wb.calibration_every == 1)
-        r.fail("waldboost.calibration_every", "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
-    if (wb.calibration_every > 0) {
-        const std::vector<std::string> kinds = b.stage_sequence.empty() ? std::vector<std::string>{b.stage_kind} : b.stage_sequence;
-        if (c.kind != TrainKind::Cascade || std::find(kinds.begin(), kinds.end(), "waldboost_lbp") == kinds.end())
-            r.fail("waldboost.calibration_every", "only waldboost_lbp stages use it, and this run trains none");
-    }
+    check_calibration_every("waldboost.calibration_every", wb.calibration_every, {"waldboost_lbp"},
+                            "only waldboost_lbp stages use it, and this run trains none");
     if (!(wb.pruning_quantile >= 0 && wb.pruning_quantile <= 0.5)) r.fail("waldboost.pruning_quantile", "must be in [0, 0.5]");
     if (wb.pruning_quantile > 0 && !wb.backward_pruning)
         r.fail("waldboost.pruning_quantile", "is used only with waldboost.backward_pruning: true");

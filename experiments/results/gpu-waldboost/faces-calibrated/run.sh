@@ -5,15 +5,10 @@
 # read experiments/models/faces-lbp.h5, now the new one; the mining test trains with the new
 # trainer), then faces 1920×1080, 2048 weak classifiers (both padded), strides 1 and 2,
 # alternating, two rounds.
-source experiments/gpu/device_env.sh  # out, B, D, row, run_gpu_test
+source experiments/gpu/device_env.sh  # out, B, D, row, t0, run_gpu_test, bench_faces
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-t0=$(date +%s)
 run_gpu_test 260; echo "  at $(( $(date +%s) - t0 )) s"
-fa() { timeout 100 $B/cascade -q bench detect --model $1 --sizes 1920x1080 --scale-steps 1.0905077 \
-  --max-scale 16 --strides 1,2 --lbp-weak 2048 --no-cpu --frame $D/face-frame.ppm --out "$out/$2.md" > /dev/null 2>&1
-  echo "$2 rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "$row" "$out/$2.md"
-  grep -A14 'Survivors after each launch' "$out/$2.md" | grep '^| 1920x1080 | ×1.09051 | 1 |'; }
 for r in 1 2; do
-  fa experiments/models/faces-lbp.h5 fa-new-$r
-  fa .bundle/ab/faces-lbp-old.h5 fa-old-$r
+  bench_faces $B/cascade experiments/models/faces-lbp.h5 fa-new-$r
+  bench_faces $B/cascade .bundle/ab/faces-lbp-old.h5 fa-old-$r
 done

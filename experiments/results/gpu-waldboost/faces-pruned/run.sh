@@ -5,18 +5,13 @@
 # shipped-model comparisons read experiments/models/faces-lbp.h5, now the pruned one), faces
 # 1920×1080, 2048 weak classifiers (both padded), strides 1 and 2, alternating, two rounds; then
 # the CPU backend and OpenCV's LBP cascade on the host's cores (1 and 16 threads), both sequences.
-source experiments/gpu/device_env.sh  # out, B, D, row, run_gpu_test
+source experiments/gpu/device_env.sh  # out, B, D, row, t0, run_gpu_test, bench_faces
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
-t0=$(date +%s)
 run_gpu_test 260; echo "  at $(( $(date +%s) - t0 )) s"
-fa() { timeout 100 $B/cascade -q bench detect --model $1 --sizes 1920x1080 --scale-steps 1.0905077 \
-  --max-scale 16 --strides 1,2 --lbp-weak 2048 --no-cpu --frame $D/face-frame.ppm --out "$out/$2.md" > /dev/null 2>&1
-  echo "$2 rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "$row" "$out/$2.md"
-  grep -A14 'Survivors after each launch' "$out/$2.md" | grep '^| 1920x1080 | ×1.09051 | 1 |'; }
 for r in 1 2; do
-  fa experiments/models/faces-lbp.h5 fa-pruned-$r
-  fa .bundle/ab/faces-lbp-prev.h5 fa-prev-$r
+  bench_faces $B/cascade experiments/models/faces-lbp.h5 fa-pruned-$r
+  bench_faces $B/cascade .bundle/ab/faces-lbp-prev.h5 fa-prev-$r
 done
 cpu() { timeout 120 $B/cascade -q bench detect --backend cpu --model $1 --sizes 1920x1080 --scale-steps 1.1 \
   --strides 2 --cpu-repeats 7 --cpu-threads 1,16 --frame $D/face-frame.ppm --peer $B/opencv_face_peer \
