@@ -348,9 +348,9 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                                              .lbp_warp_from = block ? 1 << 30 : 0},
                                  want, what + ", " + std::string(kCompactionNames.name(c)) + ", " + std::to_string(cuts.size()) + " boundaries");
             }
-        // The warp parts' rounds: up to 1, 4 or 8 look-ups a lane (2 is the default, above), a warp
-        // per window from the first weak classifier on and from the 64th.
-        for (int round : {1, 4, 8})
+        // The warp parts' rounds: up to 1, 2, 4 or 8 look-ups a lane (2 from the 64th is the
+        // default, above), a warp per window from the first weak classifier on and from the 64th.
+        for (int round : {1, 2, 4, 8})
             for (int from : {0, 64}) {
                 expect_gpu_gives(m, p, f.view, CudaOptions{.lbp_warp_from = from, .lbp_warp_round = round, .lbp_block_from = 1 << 30}, want,
                                  what + ", rounds of " + std::to_string(round) + " look-ups a lane from " + std::to_string(from));

@@ -3,7 +3,7 @@
 # warm machine never runs an earlier bundle) and sets what the bundled binaries and tests need.
 # Defines: out (${OUT:-out}, created), B (the binaries), D (the bundle's data), row (a regex for the
 # rows of `cascade bench detect`'s "CUDA design choices" table), t0 (when it was sourced), and
-# run_gpu_test, bench_faces and sanitize_waldboost.
+# run_gpu_test, bench_faces, ab_faces and sanitize_waldboost.
 set -uo pipefail
 out=${OUT:-out}
 mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
@@ -33,6 +33,19 @@ bench_faces() {
     --strides 1,2 --lbp-weak 2048 --no-cpu --frame "$D/face-frame.ppm" --out "$out/$3.md" > /dev/null 2>&1
   echo "$3 rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "$row" "$out/$3.md"
   grep -A14 'Survivors after each launch' "$out/$3.md" | grep '^| 1920x1080 | ×1.09051 | 1 |'
+}
+
+# ab_faces ROUNDS [SECTION]: HEAD's binary (.bundle/ab/head.tar.xz, unpacked to /tmp/h) against
+# this bundle's, alternating, ROUNDS rounds of bench_faces with the shipped face model into
+# $out/fa-new-R.md and $out/fa-head-R.md; SECTION: also print the last two rows of that table of
+# the new binary's run.
+ab_faces() {
+  mkdir -p /tmp/h && tar xJf .bundle/ab/head.tar.xz -C /tmp/h
+  for r in $(seq 1 "$1"); do
+    bench_faces $B/cascade experiments/models/faces-lbp.h5 fa-new-$r
+    [ -n "${2:-}" ] && grep -A6 "$2" "$out/fa-new-$r.md" | tail -2
+    bench_faces /tmp/h/gpu/bin/cascade experiments/models/faces-lbp.h5 fa-head-$r
+  done
 }
 
 # sanitize_waldboost: compute-sanitizer memcheck of the random-WaldBoost and shipped-model GPU

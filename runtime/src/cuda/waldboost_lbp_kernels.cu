@@ -324,9 +324,10 @@ __global__ void __launch_bounds__(kTileThreads) lbp_cut_kernel(SurvivorArgs a, c
 // weak classifiers, up to 32 · Round (Round: CudaOptions::lbp_warp_round look-ups a lane): each
 // lane looks up its weak classifiers of the round at once, so that their loads overlap instead of
 // queueing one after another, and leaves each response and θ_B in the warp's shared-memory rows.
-// Then every lane adds the round's responses in weak-classifier order, reading the rows by
-// broadcast four at a time, so the running sum, and the weak classifier at which it first falls
-// below θ_B, are the CPU's. A warp's lanes hold the same sum, so they leave the loop together.
+// Then the warp adds the round's responses in weak-classifier order and compares the running sums
+// with their thresholds (add_round), so the running sum, and the weak classifier at which it
+// first falls below θ_B, are the CPU's. A warp's lanes hold the same sum, so they leave the loop
+// together.
 // Rounds grow so that a window rejected early pays for few look-ups, while one that runs the whole
 // sequence waits on memory once a round instead of once per 32 weak classifiers. Lane 0 records
 // the window and appends it (one atomicAdd a survivor).
@@ -388,35 +389,46 @@ __device__ __forceinline__ WindowRun start_window(const SurvivorArgs& a, const P
     return {gray + origin, pitch, p.first == 0 ? 0.0f : a.stage_sum[id], 0, false, 0.0f};
 }
 
-// Adds a round's n responses (r_row, n a multiple of 4 or the round's last entries; rows 16-byte
-// aligned) to the running sum h in weak-classifier order, stopping at the first that falls below
-// its threshold (t_row): then run.rejected, and run.margin = h − θ_B there. Four at a time, the next four
-// loaded before these are added (the loads do not wait on the sum). The four running sums are the
-// CPU's additions in its order; only then are they compared with their thresholds, so the sum's
-// chain is not broken by a branch after every addition. Entries past n are read but never used.
-__device__ __forceinline__ void add_round(const float* r_row, const float* t_row, int n, WindowRun& run) {
-    float& h = run.h;
-    float4 rv = *reinterpret_cast<const float4*>(r_row), tv = *reinterpret_cast<const float4*>(t_row);
+// Adds a round's n responses (r_row, 16-byte aligned) to the running sum h in weak-classifier
+// order, stopping at the first sum that falls below its threshold (t_row): then run.rejected,
+// run.h the sum there and run.margin = h − θ_B. Two passes over the rows, by one warp (lane: the
+// thread's lane):
+//   1. The running sums: the CPU's additions in its order, one after another (every lane does
+//      the same additions, reading four responses at a time by broadcast, the next four loaded
+//      before these are added); lane 0 writes each sum over its response. Only the additions are
+//      in the chain.
+//   2. The comparisons, 32 at a time: lane l compares sum j0 + l with its threshold, and a ballot
+//      gives the first that falls below it (where the CPU rejects).
+// Until the twentieth session each group of four sums was compared, and the sum selected, before
+// the next group was added: the comparisons sat in the chain, and the last launch of the face
+// sequence (weak classifiers 64–2048) executed 171 M instructions a frame at stride 1; now 113 M,
+// and 0.41 → 0.31 ms (experiments/results/gpu-waldboost.md, "Chained sums"). A round's sums past
+// a rejection are computed and not used; entries past n are read in pass 1 and not used.
+__device__ __forceinline__ void add_round(float* r_row, const float* t_row, int n, int lane, WindowRun& run) {
+    float h = run.h;
+    float4 rv = *reinterpret_cast<const float4*>(r_row);
     for (int j = 0; j < n; j += 4) {
-        const float4 r4 = rv, t4 = tv;
-        if (j + 4 < n) {
-            rv = *reinterpret_cast<const float4*>(r_row + j + 4);
-            tv = *reinterpret_cast<const float4*>(t_row + j + 4);
-        }
-        const int m = min(n - j, 4);
+        const float4 r4 = rv;
+        if (j + 4 < n) rv = *reinterpret_cast<const float4*>(r_row + j + 4);
         const float h1 = h + r4.x, h2 = h1 + r4.y, h3 = h2 + r4.z, h4 = h3 + r4.w;
-        // The first of the m that falls below its threshold, else m.
-        const int at = h1 < t4.x ? 0 : m > 1 && h2 < t4.y ? 1 : m > 2 && h3 < t4.z ? 2 : m > 3 && h4 < t4.w ? 3 : m;
-        const int end = at < m ? at : m - 1;  // the last weak classifier added
-        h = end == 0 ? h1 : end == 1 ? h2 : end == 2 ? h3 : h4;
-        run.evaluated += end + 1;
-        if (at < m) {
-            const float t = at == 0 ? t4.x : at == 1 ? t4.y : at == 2 ? t4.z : t4.w;
+        if (lane == 0) *reinterpret_cast<float4*>(r_row + j) = make_float4(h1, h2, h3, h4);
+        h = h4;
+    }
+    __syncwarp();
+    for (int j0 = 0; j0 < n; j0 += 32) {
+        const int j = j0 + lane;
+        const unsigned below = __ballot_sync(0xffffffffu, j < n && r_row[j] < t_row[j]);
+        if (below) {
+            const int at = j0 + __ffs(static_cast<int>(below)) - 1;
+            run.h = r_row[at];
+            run.margin = run.h - t_row[at];
+            run.evaluated += at + 1;
             run.rejected = true;
-            run.margin = h - t;
             return;
         }
     }
+    run.h = r_row[n - 1];
+    run.evaluated += n;
 }
 
 // A window's part ends: lane or thread 0 counts its weak classifiers, records it and appends it
@@ -458,7 +470,7 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
             else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
             else lookup_round<Round>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
             __syncwarp();
-            add_round(r_row, t_row, n, run);
+            add_round(r_row, t_row, n, lane, run);
             __syncwarp();  // every lane has read the rows before the next round writes them
         }
         if (lane == 0) finish_window(a, p, w, id, run);
@@ -494,7 +506,7 @@ __global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(Sur
             if (t < n) lookup_round<1>(weak, tables, run.o, run.pitch, p.first + c0, n, t, responses, thetas);
             __syncthreads();
             if (t < 32) {  // the whole warp, the same sum in every lane
-                add_round(responses, thetas, n, run);
+                add_round(responses, thetas, n, t, run);
                 if (t == 0) round_run = run;
             }
             __syncthreads();  // the rows read before the next round writes them; the outcome written
