@@ -2,8 +2,8 @@
 # Session 20: the warp parts' window patch in shared memory after the first round
 # (CudaOptions::lbp_warp_patch), with the chained additions, against HEAD's binary
 # (.bundle/ab/head.tar.xz): gpu_test, then faces 1920×1080, 2048 tables, strides 1 and 2,
-# The bundle is a build with warp-patch/patch-variant.diff applied (a temporary option, never committed).
 # alternating, two rounds; Nsight Compute on the last launch (stall reasons).
+# The bundle is a build with warp-patch/patch-variant.diff applied (a temporary option, never committed).
 source experiments/gpu/device_env.sh  # out, B, D, row, t0, run_gpu_test, ab_faces
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 run_gpu_test 300; echo "  at $(( $(date +%s) - t0 )) s"
