@@ -3,7 +3,7 @@
 # warm machine never runs an earlier bundle) and sets what the bundled binaries and tests need.
 # Defines: out (${OUT:-out}, created), B (the binaries), D (the bundle's data), row (a regex for the
 # rows of `cascade bench detect`'s "CUDA design choices" table), t0 (when it was sourced), and
-# run_gpu_test, bench_faces, ab_faces and sanitize_waldboost.
+# run_gpu_test, bench_faces, bench_people, ab_faces, ab_people and sanitize_waldboost.
 set -uo pipefail
 out=${OUT:-out}
 mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
@@ -35,18 +35,31 @@ bench_faces() {
   grep -A14 'Survivors after each launch' "$out/$3.md" | grep '^| 1920x1080 | ×1.09051 | 1 |'
 }
 
-# ab_faces ROUNDS [SECTION]: HEAD's binary (.bundle/ab/head.tar.xz, unpacked to /tmp/h) against
-# this bundle's, alternating, ROUNDS rounds of bench_faces with the shipped face model into
-# $out/fa-new-R.md and $out/fa-head-R.md; SECTION: also print the last two rows of that table of
-# the new binary's run.
-ab_faces() {
+# bench_people CASCADE MODEL NAME: issue 12's people benchmark (1280×960, ×1.05, stride 8, GPU
+# only, the bundle's PennFudan frame) into $out/NAME.md; prints its status, the design rows and
+# the per-step row.
+bench_people() {
+  timeout 100 "$1" -q bench detect --model "$2" --sizes 1280x960 --scale-steps 1.05 --strides 8 --no-cpu \
+    --frame "$D/bench-frame.ppm" --out "$out/$3.md" > /dev/null 2>&1
+  echo "$3 rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "$row" "$out/$3.md"
+  grep -A8 'CUDA time per step' "$out/$3.md" | grep '^| 1280x960 |'
+}
+
+# ab BENCH PREFIX MODEL ROUNDS [SECTION]: HEAD's binary (.bundle/ab/head.tar.xz, unpacked to
+# /tmp/h) against this bundle's, alternating, ROUNDS rounds of BENCH (bench_faces or
+# bench_people) with MODEL into $out/PREFIX-new-R.md and $out/PREFIX-head-R.md; SECTION: also
+# print the last two rows of that table of the new binary's run. ab_faces ROUNDS [SECTION] and
+# ab_people ROUNDS [SECTION]: the shipped face model (fa-*) and the shipped hybrid (pe-*).
+ab() {
   mkdir -p /tmp/h && tar xJf .bundle/ab/head.tar.xz -C /tmp/h
-  for r in $(seq 1 "$1"); do
-    bench_faces $B/cascade experiments/models/faces-lbp.h5 fa-new-$r
-    [ -n "${2:-}" ] && grep -A6 "$2" "$out/fa-new-$r.md" | tail -2
-    bench_faces /tmp/h/gpu/bin/cascade experiments/models/faces-lbp.h5 fa-head-$r
+  for r in $(seq 1 "$4"); do
+    "$1" $B/cascade "$3" "$2-new-$r"
+    [ -n "${5:-}" ] && grep -A6 "$5" "$out/$2-new-$r.md" | tail -2
+    "$1" /tmp/h/gpu/bin/cascade "$3" "$2-head-$r"
   done
 }
+ab_faces() { ab bench_faces fa experiments/models/faces-lbp.h5 "$@"; }
+ab_people() { ab bench_people pe experiments/models/inria-hybrid.h5 "$@"; }
 
 # sanitize_waldboost: compute-sanitizer memcheck of the random-WaldBoost and shipped-model GPU
 # tests, racecheck of the random-WaldBoost one, into $out/memcheck.log and $out/racecheck.log.
