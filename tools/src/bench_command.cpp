@@ -11,6 +11,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "cascadekit/features/integral_histogram.hpp"
@@ -82,6 +83,24 @@ std::string cpu_name() {
     while (std::getline(in, line))
         if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
     return "unknown CPU";
+}
+
+std::string cpu_cores() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    std::set<std::pair<int, int>> cores;
+    std::set<int> sockets;
+    int threads = 0, socket = -1;
+    while (std::getline(in, line)) {
+        int v = 0;
+        if (line.rfind("processor", 0) == 0) ++threads;
+        else if (line.rfind("physical id", 0) == 0 && std::sscanf(line.c_str() + line.find(':') + 1, "%d", &v) == 1) sockets.insert(socket = v);
+        else if (line.rfind("core id", 0) == 0 && std::sscanf(line.c_str() + line.find(':') + 1, "%d", &v) == 1) cores.insert({socket, v});
+    }
+    std::string s = std::to_string(threads) + " hardware threads";
+    if (!cores.empty())
+        s += " on " + std::to_string(cores.size()) + " cores in " + std::to_string(sockets.size()) + (sockets.size() == 1 ? " socket" : " sockets");
+    return s;
 }
 
 bool parse_size(const std::string& s, int& w, int& h) {

@@ -57,7 +57,9 @@ struct Row {
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
     double cpu1_every_level = NAN, cpu1_where_survivors = NAN;
-    std::vector<double> cpu_at, peer_at;  // --cpu-threads: ms per frame at each thread count
+    // --cpu-threads: ms per frame at each thread count (medians), and the speed-up over the first
+    // count (the median of the rounds' ratios; see interleaved_scaling)
+    std::vector<double> cpu_at, peer_at, cpu_up, peer_up;
 #if CASCADEKIT_HAVE_CUDA
     CudaStepTimes steps;
 #endif
@@ -80,6 +82,31 @@ double peer_ms(const std::string& peer, const std::string& args, const std::file
         return NAN;
     }
     return ms;
+}
+
+// Times at several thread counts, interleaved: each of `rounds` rounds times one run at every
+// count in turn (time_at(threads) → ms), so that a slow spell of the host (its clock, its
+// neighbours) falls on every count alike instead of on one count's block of runs. Gives each
+// count's median time and the median over the rounds of (time at the first count / time at this
+// one). Shared hosts swing by 70 % at one thread from one block of runs to the next
+// (experiments/results/cpu-scaling.md), which made block-by-block speed-ups meaningless there.
+void interleaved_scaling(const std::vector<int>& counts, int rounds, const std::function<double(int)>& time_at,
+                         std::vector<double>& ms, std::vector<double>& up) {
+    std::vector<std::vector<double>> t(counts.size());
+    for (int r = 0; r < rounds; ++r)
+        for (std::size_t k = 0; k < counts.size(); ++k) t[k].push_back(time_at(counts[k]));
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    ms.clear();
+    up.clear();
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+        std::vector<double> ratio;
+        for (int r = 0; r < rounds; ++r) ratio.push_back(t[0][static_cast<std::size_t>(r)] / t[k][static_cast<std::size_t>(r)]);
+        ms.push_back(median(t[k]));
+        up.push_back(median(ratio));
+    }
 }
 
 #if CASCADEKIT_HAVE_CUDA
@@ -226,10 +253,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             r.cpu1 = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
                         }
                         r.cpun = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
-                        for (int threads : o.cpu_threads) {
-                            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-                            r.cpu_at.push_back(median_ms(o.cpu_repeats, [&] { cpu.detect(view); }));
-                        }
+                        if (!o.cpu_threads.empty())
+                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, [&](int threads) {
+                                tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+                                return median_ms(1, [&] { cpu.detect(view); }, false);
+                            }, r.cpu_at, r.cpu_up);
                         if (prefix) {
                             CpuDetector every(model, p, CpuOptions{PrefixPlanes::EveryLevel});
                             CpuDetector where(model, p, CpuOptions{PrefixPlanes::WhereSurvivors});
@@ -309,8 +337,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     if (!o.peer.empty()) {
                         r.peer1 = peer_ms(o.peer, o.peer_args, frame_file, step, stride, 1, o.cpu_repeats);
                         r.peern = peer_ms(o.peer, o.peer_args, frame_file, step, stride, all, o.cpu_repeats);
-                        for (int threads : o.cpu_threads)
-                            r.peer_at.push_back(peer_ms(o.peer, o.peer_args, frame_file, step, stride, threads, o.cpu_repeats));
+                        if (!o.cpu_threads.empty())
+                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, [&](int threads) {
+                                return peer_ms(o.peer, o.peer_args, frame_file, step, stride, threads, 1);
+                            }, r.peer_at, r.peer_up);
                     }
                     spdlog::info("{} x{} stride {}: {} windows; CPU {} / {} ms; CUDA {} ms latency, {} ms batched; OpenCV {} / {} ms",
                                  size, step, stride, r.windows, fmt(r.cpu1), fmt(r.cpun), fmt(r.gpu_latency, "%.3f"),
@@ -553,19 +583,22 @@ int run_bench_detect(const BenchDetectOptions& o) {
         if (!o.cpu_threads.empty() && !o.no_cpu) {
             md << "## CPU scaling: ms per frame by thread count (TBB `max_allowed_parallelism`"
                << (o.peer.empty() ? "" : "; the peer: `cv::setNumThreads`") << ")\n\n"
-               << "Speed-up: the time at the first count given over the time at this one; efficiency: speed-up per thread "
-                  "relative to that first count.\n\n"
+               << "Interleaved: " << o.cpu_repeats << (o.cpu_repeats == 1 ? " round" : " rounds") << ", each timing one frame at every count in turn"
+               << (o.peer.empty() ? "" : " (the peer: one run of one frame a count, after its warm-up)")
+               << "; ms: the median per count. Speed-up: the median over the rounds of the time at the first count given over "
+                  "the time at this one; efficiency: speed-up per thread relative to that first count. The host: "
+               << cpu_cores() << ".\n\n"
                << "| size | step | stride | threads | ours ms | speed-up | efficiency |" << (o.peer.empty() ? "" : " peer ms | peer speed-up |")
                << "\n|---|---|---|---|---|---|---|" << (o.peer.empty() ? "" : "---|---|") << "\n";
             for (const Row& r : rows)
                 for (std::size_t k = 0; k < o.cpu_threads.size() && k < r.cpu_at.size(); ++k) {
                     const double base = static_cast<double>(o.cpu_threads[0]);
-                    const double up = r.cpu_at[0] / r.cpu_at[k];
+                    const double up = r.cpu_up[k];
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << o.cpu_threads[k] << " | "
                        << fmt(r.cpu_at[k], "%.1f") << " | " << fmt(up, "%.2f×") << " | "
                        << fmt(100.0 * up * base / o.cpu_threads[k], "%.0f") << " % |";
                     if (!o.peer.empty() && k < r.peer_at.size())
-                        md << " " << fmt(r.peer_at[k], "%.1f") << " | " << fmt(r.peer_at[0] / r.peer_at[k], "%.2f×") << " |";
+                        md << " " << fmt(r.peer_at[k], "%.1f") << " | " << fmt(r.peer_up[k], "%.2f×") << " |";
                     md << "\n";
                 }
             md << "\n";

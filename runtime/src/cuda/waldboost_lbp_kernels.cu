@@ -395,39 +395,39 @@ __device__ __forceinline__ WindowRun start_window(const SurvivorArgs& a, const P
 // thread's lane):
 //   1. The running sums: the CPU's additions in its order, one after another (every lane does
 //      the same additions, reading four responses at a time by broadcast, the next four loaded
-//      before these are added); lane 0 writes each sum over its response. Only the additions are
-//      in the chain.
+//      before these are added); lane 0 writes them to s_row (16-byte aligned; not over the
+//      responses, which the other lanes are still reading). Only the additions are in the chain.
 //   2. The comparisons, 32 at a time: lane l compares sum j0 + l with its threshold, and a ballot
 //      gives the first that falls below it (where the CPU rejects).
 // Until the twentieth session each group of four sums was compared, and the sum selected, before
 // the next group was added: the comparisons sat in the chain, and the last launch of the face
 // sequence (weak classifiers 64–2048) executed 171 M instructions a frame at stride 1; now 113 M,
-// and 0.41 → 0.31 ms (experiments/results/gpu-waldboost.md, "Chained sums"). A round's sums past
-// a rejection are computed and not used; entries past n are read in pass 1 and not used.
-__device__ __forceinline__ void add_round(float* r_row, const float* t_row, int n, int lane, WindowRun& run) {
+// and 0.39–0.41 → 0.31–0.33 ms (experiments/results/gpu-waldboost.md, "Chained sums"). A round's
+// sums past a rejection are computed and not used; entries past n are read in pass 1 and not used.
+__device__ __forceinline__ void add_round(const float* r_row, const float* t_row, float* s_row, int n, int lane, WindowRun& run) {
     float h = run.h;
     float4 rv = *reinterpret_cast<const float4*>(r_row);
     for (int j = 0; j < n; j += 4) {
         const float4 r4 = rv;
         if (j + 4 < n) rv = *reinterpret_cast<const float4*>(r_row + j + 4);
         const float h1 = h + r4.x, h2 = h1 + r4.y, h3 = h2 + r4.z, h4 = h3 + r4.w;
-        if (lane == 0) *reinterpret_cast<float4*>(r_row + j) = make_float4(h1, h2, h3, h4);
+        if (lane == 0) *reinterpret_cast<float4*>(s_row + j) = make_float4(h1, h2, h3, h4);
         h = h4;
     }
     __syncwarp();
     for (int j0 = 0; j0 < n; j0 += 32) {
         const int j = j0 + lane;
-        const unsigned below = __ballot_sync(0xffffffffu, j < n && r_row[j] < t_row[j]);
+        const unsigned below = __ballot_sync(0xffffffffu, j < n && s_row[j] < t_row[j]);
         if (below) {
             const int at = j0 + __ffs(static_cast<int>(below)) - 1;
-            run.h = r_row[at];
+            run.h = s_row[at];
             run.margin = run.h - t_row[at];
             run.evaluated += at + 1;
             run.rejected = true;
             return;
         }
     }
-    run.h = r_row[n - 1];
+    run.h = s_row[n - 1];
     run.evaluated += n;
 }
 
@@ -457,9 +457,11 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
     constexpr int kRow = 32 * Round;
     __shared__ __align__(16) float responses[Threads / 32][kRow];
     __shared__ __align__(16) float thetas[Threads / 32][kRow];
+    __shared__ __align__(16) float sums[Threads / 32][kRow];
     const int lane = threadIdx.x & 31;
     float* const r_row = responses[threadIdx.x >> 5];
     float* const t_row = thetas[threadIdx.x >> 5];
+    float* const s_row = sums[threadIdx.x >> 5];
     for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
         WindowRun run = start_window(a, p, gray, id);
         for (int c0 = 0, lanes_k = 1; c0 < p.count && !run.rejected; c0 += 32 * lanes_k, lanes_k = min(2 * lanes_k, Round)) {
@@ -470,7 +472,7 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
             else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
             else lookup_round<Round>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
             __syncwarp();
-            add_round(r_row, t_row, n, lane, run);
+            add_round(r_row, t_row, s_row, n, lane, run);
             __syncwarp();  // every lane has read the rows before the next round writes them
         }
         if (lane == 0) finish_window(a, p, w, id, run);
@@ -490,6 +492,7 @@ __global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(Sur
                                                                              const DevWeak* __restrict__ weak, const PartHead p) {
     __shared__ __align__(16) float responses[kBlockWindowThreads];
     __shared__ __align__(16) float thetas[kBlockWindowThreads];
+    __shared__ __align__(16) float sums[kBlockWindowThreads];
     __shared__ WindowRun round_run;  // warp 0's outcome of a round, for the block
     const int t = static_cast<int>(threadIdx.x);
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
@@ -506,7 +509,7 @@ __global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(Sur
             if (t < n) lookup_round<1>(weak, tables, run.o, run.pitch, p.first + c0, n, t, responses, thetas);
             __syncthreads();
             if (t < 32) {  // the whole warp, the same sum in every lane
-                add_round(responses, thetas, n, t, run);
+                add_round(responses, thetas, sums, n, t, run);
                 if (t == 0) round_run = run;
             }
             __syncthreads();  // the rows read before the next round writes them; the outcome written
