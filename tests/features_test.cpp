@@ -579,8 +579,10 @@ TEST(Lbp, ConstantAndExtremeImages) {
 }
 
 TEST(IntegralImageTest, BandsInParallelEqualAPlainReference) {
-    // Tall enough for many 64-row bands, with a last band that is not full; the same table from
-    // one thread (one pass) and from an arena of 4 (bands, then their offsets).
+    // Tall enough for many bands, with a last band that is not full; the same table from one
+    // thread (one pass) and from arenas of 2, 4 and 16 (bands: column sums, their running sums,
+    // then each band's rows), and from 16 threads on images of 9 to 17 rows (one or two rows a
+    // band past the first).
     const GrayImage img = random_image(131, 777, 5);
     std::vector<std::uint64_t> ref(static_cast<std::size_t>(132) * 778, 0);
     for (int y = 0; y < 777; ++y)
@@ -601,6 +603,23 @@ TEST(IntegralImageTest, BandsInParallelEqualAPlainReference) {
     tbb::task_arena(4).execute([&] { four.compute(img); });
     check(one);
     check(four);
+    for (int threads : {2, 16}) {
+        IntegralImage ii;
+        tbb::task_arena(threads).execute([&] { ii.compute(img); });
+        check(ii);
+    }
+    // Short images: a band of one or two rows, and widths past one column chunk (512).
+    for (int h = 9; h <= 17; ++h) {
+        const GrayImage g = random_image(700, h, static_cast<std::uint32_t>(h));
+        IntegralImage a, b;
+        {
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+            a.compute(g);
+        }
+        tbb::task_arena(16).execute([&] { b.compute(g); });
+        for (int y = 0; y <= h; ++y)
+            for (int x = 0; x <= 700; ++x) ASSERT_EQ(a.at(x, y), b.at(x, y)) << x << "," << y << " of a 700x" << h << " image";
+    }
     // Reused storage: a smaller image next gives its own table, not the old one's rows.
     four.compute(random_image(20, 150, 6));
     EXPECT_EQ(four.rect_sum({0, 0, 20, 150}), [] {

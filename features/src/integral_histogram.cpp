@@ -63,7 +63,9 @@ void IntegralHistogram::compute(const GradientSource& image, GradientParams para
     width_ = image.width();
     height_ = image.height();
     const std::size_t stride = row_stride();
-    data_.resize(stride * (static_cast<std::size_t>(height_) + 1));
+    // The storage only grows (as IntegralImage's): resize would zero 36 bytes a point on one
+    // thread for each frame's first level.
+    if (const std::size_t n = stride * (static_cast<std::size_t>(height_) + 1); data_.size() < n) data_.resize(n);
     std::fill_n(data_.begin(), stride, 0u);  // row 0
     if (width_ == 0 || height_ == 0) return;
     const std::uint32_t* table = detail::gradient_table(params.votes);
@@ -120,7 +122,8 @@ void GradientPlane::compute(const GradientSource& image, GradientParams params) 
     width_ = image.width();
     height_ = image.height();
     split_ = params.votes == OrientationVotes::Split;
-    data_.resize(static_cast<std::size_t>(width_) * height_ + kPlaneSlack);
+    // Grows only, as the integral histogram's storage; the slack past the plane is read but masked.
+    if (const std::size_t n = static_cast<std::size_t>(width_) * height_ + kPlaneSlack; data_.size() < n) data_.resize(n);
     const std::uint32_t* table = detail::gradient_table(params.votes);
     const std::uint8_t* lut = lut_of(params.gamma);
     const int w = width_, h = height_;

@@ -28,6 +28,7 @@ private:
     int width_ = 0;
     int height_ = 0;
     std::vector<std::uint32_t> data_;
+    std::vector<std::uint32_t> sums_;  // compute's per-band column sums (several threads), kept for reuse
 };
 
 }  // namespace cascadekit
