@@ -826,6 +826,38 @@ TEST(GradientPlane, BlocksEqualTheIntegralHistogramsExactly) {
     EXPECT_EQ(plane.rect_sum(r), ih.rect_sum(r));
 }
 
+// The storage of an integral histogram, a gradient plane and a gray integral image only grows:
+// after a larger image, a smaller one gives the same tables, sums and blocks as a fresh object,
+// and a larger one after that as well.
+TEST(FeatureStorage, ReusedObjectsGiveWhatFreshOnesGive) {
+    const GrayImage big = random_image(160, 140, 11), small = random_image(45, 61, 12), bigger = random_image(170, 150, 13);
+    IntegralHistogram ih;
+    GradientPlane plane;
+    IntegralImage ii;
+    for (const GrayImage* img : {&big, &small, &bigger}) {
+        ih.compute(*img);
+        plane.compute(*img);
+        ii.compute(*img);
+        IntegralHistogram fresh_ih;
+        GradientPlane fresh_plane;
+        IntegralImage fresh_ii;
+        fresh_ih.compute(*img);
+        fresh_plane.compute(*img);
+        fresh_ii.compute(*img);
+        ASSERT_EQ(ih.width(), img->width);
+        ASSERT_EQ(plane.height(), img->height);
+        for (int y = 0; y <= img->height; ++y)
+            for (int x = 0; x <= img->width; ++x) {
+                ASSERT_EQ(ii.at(x, y), fresh_ii.at(x, y)) << x << "," << y;
+                const std::uint32_t* a = ih.point(x, y);
+                const std::uint32_t* b = fresh_ih.point(x, y);
+                ASSERT_TRUE(std::equal(a, a + kOrientationBins, b)) << x << "," << y;
+            }
+        for (const Rect& r : {Rect{0, 0, img->width, img->height}, Rect{3, 5, 17, 9}, Rect{img->width - 7, img->height - 3, 7, 3}})
+            EXPECT_EQ(plane.rect_sum(r), fresh_plane.rect_sum(r)) << r.x << "," << r.y << " " << r.w << "x" << r.h;
+    }
+}
+
 // Square-root gray levels (HogParams::gamma): the table is round(255·√(v/255)), increasing, with
 // 0 and 255 fixed; the identity for none. An integral histogram and a gradient plane built with
 // it equal those of the image mapped through it first, point for point.
