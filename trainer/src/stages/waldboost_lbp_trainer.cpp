@@ -194,9 +194,13 @@ public:
         for (std::size_t i = 0; i < ctx.positives; ++i)
             if (active_[i] && tests(ctx, i)) kept.push_back(i);
         if (kept.empty()) return "backward pruning: no test positive passes the sequence; thresholds left as they are";
-        std::sort(kept.begin(), kept.end(), [&](std::size_t a, std::size_t b) { return H_[a] < H_[b] || (H_[a] == H_[b] && a < b); });
-        const auto drop = static_cast<std::size_t>(std::floor(cfg_.waldboost.pruning_quantile * static_cast<double>(kept.size()) + 1e-9));
-        const float floor_sum = H_[kept[std::min(drop, kept.size() - 1)]];
+        // The quantile's positive: the one at rank `drop` in (H, index) order, a total order, so
+        // nth_element finds the same one a full sort would (the minima below take kept in any order).
+        const auto drop = std::min(static_cast<std::size_t>(std::floor(cfg_.waldboost.pruning_quantile * static_cast<double>(kept.size()) + 1e-9)),
+                                   kept.size() - 1);
+        std::nth_element(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(drop), kept.end(),
+                         [&](std::size_t a, std::size_t b) { return H_[a] < H_[b] || (H_[a] == H_[b] && a < b); });
+        const float floor_sum = H_[kept[drop]];
         std::vector<float> lowest(stage_.weak.size(), kMaxModelMagnitude);
         for (std::size_t i : kept) {
             if (H_[i] < floor_sum) continue;  // ties with the quantile's sum stay in
