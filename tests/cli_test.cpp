@@ -218,6 +218,7 @@ TEST(Cli, BenchDetectScalingTable) {
     EXPECT_NE(md.find(" | 1.00× | 100 % |"), std::string::npos) << md;
     EXPECT_NE(md.find("Interleaved: 1 round, each timing one frame at every count in turn"), std::string::npos) << md;
     EXPECT_NE(md.find(" hardware threads"), std::string::npos) << md;
+    EXPECT_NE(md.find("| many frames, ms a frame | speed-up | efficiency |"), std::string::npos) << md;
     EXPECT_EQ(cascade("bench detect --backend cpu --model " + q(model) + " --cpu-threads 0", dir).code, 1);
 }
 

@@ -21,6 +21,7 @@
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/io/pnm.hpp"
 #include "cascadekit/model/waldboost_lbp_stage.hpp"
+#include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
@@ -60,6 +61,9 @@ struct Row {
     // --cpu-threads: ms per frame at each thread count (medians), and the speed-up over the first
     // count (the median of the rounds' ratios; see interleaved_scaling)
     std::vector<double> cpu_at, peer_at, cpu_up, peer_up;
+    // --cpu-threads, many frames: BulkDetector on the CPU, one frame a thread (2 × threads copies
+    // of the frame a run), ms per frame and speed-up, as above
+    std::vector<double> bulk_at, bulk_up;
 #if CASCADEKIT_HAVE_CUDA
     CudaStepTimes steps;
 #endif
@@ -254,11 +258,29 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             r.cpu1 = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
                         }
                         r.cpun = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
-                        if (!o.cpu_threads.empty())
+                        if (!o.cpu_threads.empty()) {
                             interleaved_scaling(o.cpu_threads, o.cpu_repeats, [&](int threads) {
                                 tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
                                 return median_ms(1, [&] { cpu.detect(view); }, false);
                             }, r.cpu_at, r.cpu_up);
+                            // Many frames: each worker thread detects whole frames (BulkDetector with no
+                            // frame too large to share the threads), the throughput a folder or a video
+                            // gets when memory allows a detector a thread.
+                            BulkOptions bo;
+                            bo.backend = Backend::Cpu;
+                            bo.alone_megapixels = 1e9;
+                            BulkDetector bulk(model, p, bo);
+                            auto frames_ms = [&](int threads) {
+                                tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+                                const std::size_t n = 2 * static_cast<std::size_t>(threads);
+                                return median_ms(1, [&] {
+                                    bulk.run(n, [&](std::size_t) { return BulkImage{view, nullptr}; },
+                                             [](std::size_t, DetectResult&&, const BulkImage&, double) {});
+                                }, false) / static_cast<double>(n);
+                            };
+                            frames_ms(*std::max_element(o.cpu_threads.begin(), o.cpu_threads.end()));  // warm-up: every thread's detector
+                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, frames_ms, r.bulk_at, r.bulk_up);
+                        }
                         if (prefix) {
                             CpuDetector every(model, p, CpuOptions{PrefixPlanes::EveryLevel});
                             CpuDetector where(model, p, CpuOptions{PrefixPlanes::WhereSurvivors});
@@ -589,8 +611,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                << "; ms: the median per count. Speed-up: the median over the rounds of the time at the first count given over "
                   "the time at this one; efficiency: speed-up per thread relative to that first count. The host: "
                << cpu_cores() << ".\n\n"
-               << "| size | step | stride | threads | ours ms | speed-up | efficiency |" << (o.peer.empty() ? "" : " peer ms | peer speed-up |")
-               << "\n|---|---|---|---|---|---|---|" << (o.peer.empty() ? "" : "---|---|") << "\n";
+               << "Many frames: `BulkDetector` on the CPU with one whole frame a worker thread, 2 × threads copies of the "
+                  "frame a run; ms per frame (the run's time over its frames) and its speed-up and efficiency likewise.\n\n"
+               << "| size | step | stride | threads | ours ms | speed-up | efficiency | many frames, ms a frame | speed-up | efficiency |"
+               << (o.peer.empty() ? "" : " peer ms | peer speed-up |")
+               << "\n|---|---|---|---|---|---|---|---|---|---|" << (o.peer.empty() ? "" : "---|---|") << "\n";
             for (const Row& r : rows)
                 for (std::size_t k = 0; k < o.cpu_threads.size() && k < r.cpu_at.size(); ++k) {
                     const double base = static_cast<double>(o.cpu_threads[0]);
@@ -598,6 +623,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << o.cpu_threads[k] << " | "
                        << fmt(r.cpu_at[k], "%.1f") << " | " << fmt(up, "%.2f×") << " | "
                        << fmt(100.0 * up * base / o.cpu_threads[k], "%.0f") << " % |";
+                    if (k < r.bulk_at.size())
+                        md << " " << fmt(r.bulk_at[k], "%.1f") << " | " << fmt(r.bulk_up[k], "%.2f×") << " | "
+                           << fmt(100.0 * r.bulk_up[k] * base / o.cpu_threads[k], "%.0f") << " % |";
                     if (!o.peer.empty() && k < r.peer_at.size())
                         md << " " << fmt(r.peer_at[k], "%.1f") << " | " << fmt(r.peer_up[k], "%.2f×") << " |";
                     md << "\n";
