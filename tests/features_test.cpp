@@ -608,6 +608,19 @@ TEST(IntegralImageTest, BandsInParallelEqualAPlainReference) {
         tbb::task_arena(threads).execute([&] { ii.compute(img); });
         check(ii);
     }
+    // A wide image (column ranges longer than one chunk of 512, whatever the partitioner does).
+    {
+        const GrayImage wide = random_image(5000, 40, 7);
+        IntegralImage a, b;
+        {
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+            a.compute(wide);
+        }
+        tbb::task_arena(2).execute([&] { b.compute(wide); });
+        for (int y = 0; y <= 40; y += 13)
+            for (int x = 0; x <= 5000; ++x) ASSERT_EQ(a.at(x, y), b.at(x, y)) << x << "," << y;
+        ASSERT_EQ(a.at(5000, 40), b.at(5000, 40));
+    }
     // Short images: a band of one or two rows, and widths past one column chunk (512).
     for (int h = 9; h <= 17; ++h) {
         const GrayImage g = random_image(700, h, static_cast<std::uint32_t>(h));

@@ -81,16 +81,20 @@ void IntegralImage::compute(const GrayImage& image) {
             for (int x = 0; x < n; ++x) c[x] += px[x];
         }
     });
+    // Column chunks of at most kChunk (the partitioner may hand a task a longer range: it is
+    // walked a chunk at a time).
     constexpr int kChunk = 512;
     tbb::parallel_for(tbb::blocked_range<int>(0, w, kChunk), [&](const tbb::blocked_range<int>& r) {
-        std::uint32_t run[kChunk] = {};
-        const int n = r.end() - r.begin();
-        for (int b = 0; b < n_bands; ++b) {
-            std::uint32_t* c = sums + static_cast<std::size_t>(b) * w + r.begin();
-            for (int i = 0; i < n; ++i) {
-                const std::uint32_t t = c[i];
-                c[i] = run[i];
-                run[i] += t;
+        for (int x0 = r.begin(); x0 < r.end(); x0 += kChunk) {
+            std::uint32_t run[kChunk] = {};
+            const int n = std::min(kChunk, r.end() - x0);
+            for (int b = 0; b < n_bands; ++b) {
+                std::uint32_t* c = sums + static_cast<std::size_t>(b) * static_cast<std::size_t>(w) + x0;
+                for (int i = 0; i < n; ++i) {
+                    const std::uint32_t t = c[i];
+                    c[i] = run[i];
+                    run[i] += t;
+                }
             }
         }
     });
