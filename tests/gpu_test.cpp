@@ -393,10 +393,11 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
 }
 
 // The block-per-window parts (CudaOptions::lbp_block_from; by default from weak classifier 256,
-// where the default boundaries have started no part since the nineteenth session): from the first weak classifier on, from the 64th and from
-// the 256th, under each compaction, on random sequences of 1 to 2048 weak classifiers (rounds of
-// 32 to 256 look-ups, windows rejected inside a round, and windows that run to the end). Small
-// images: a test that compute-sanitizer's racecheck can run.
+// where the default boundaries have started no part since the nineteenth session): from the
+// first weak classifier on, from the 64th and from the 256th, under each compaction, on random
+// sequences of 1 to 2048 weak classifiers (rounds of 32 to 256 look-ups, windows rejected inside
+// a round, and windows that run to the end). Small images: a test that compute-sanitizer's
+// racecheck can run.
 TEST(GpuDetector, BlockPerWindowPartsMatchTheCpu) {
     REQUIRE_GPU();
     int run = 0;

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/io/files.hpp"
@@ -42,6 +43,11 @@ GrayImage bench_image(int w, int h) {
     return img;
 }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
 double median_ms(int repeats, const std::function<void()>& work, bool warm_up) {
     if (warm_up) work();  // first-touch of buffers, LUT construction, graph capture
     std::vector<double> t;
@@ -50,8 +56,7 @@ double median_ms(int repeats, const std::function<void()>& work, bool warm_up) {
         work();
         t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return median(std::move(t));
 }
 
 namespace {

@@ -99,10 +99,6 @@ void interleaved_scaling(const std::vector<int>& counts, int rounds, const std::
     std::vector<std::vector<double>> t(counts.size());
     for (int r = 0; r < rounds; ++r)
         for (std::size_t k = 0; k < counts.size(); ++k) t[k].push_back(time_at(counts[k]));
-    auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-    };
     ms.clear();
     up.clear();
     for (std::size_t k = 0; k < counts.size(); ++k) {
@@ -340,8 +336,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         auto med = [&](double CudaStepTimes::*m) {
                             std::vector<double> v;
                             for (const auto& t : prof) v.push_back(t.*m);
-                            std::sort(v.begin(), v.end());
-                            return v[v.size() / 2];
+                            return median(std::move(v));
                         };
                         r.steps = prof[0];
                         for (auto m : {&CudaStepTimes::upload, &CudaStepTimes::gray, &CudaStepTimes::rows, &CudaStepTimes::columns,
@@ -351,8 +346,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         for (std::size_t k = 0; k < r.steps.launches.size(); ++k) {
                             std::vector<double> v;
                             for (const auto& t : prof) v.push_back(t.launches[k].ms);
-                            std::sort(v.begin(), v.end());
-                            r.steps.launches[k].ms = v[v.size() / 2];
+                            r.steps.launches[k].ms = median(std::move(v));
                         }
                         device = cuda.device_name();
                     }
