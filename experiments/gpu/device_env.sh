@@ -3,7 +3,8 @@
 # warm machine never runs an earlier bundle) and sets what the bundled binaries and tests need.
 # Defines: out (${OUT:-out}, created), B (the binaries), D (the bundle's data), row (a regex for the
 # rows of `cascade bench detect`'s "CUDA design choices" table), t0 (when it was sourced), and
-# run_gpu_test, bench_faces, bench_people, ab_faces, ab_people and sanitize_waldboost.
+# run_gpu_test, bench_faces, bench_people, ab_faces, ab_people, sanitize_waldboost, and for the
+# CPU's thread scaling faces_cpu, pinned_faces and efficiency.
 set -uo pipefail
 out=${OUT:-out}
 mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
@@ -70,4 +71,52 @@ sanitize_waldboost() {
   timeout 350 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/gpu_test" \
       --gtest_filter='GpuDetector.RandomWaldBoost*' > "$out/racecheck.log" 2>&1
   echo "racecheck rc=$? at $(( $(date +%s) - t0 )) s"; grep -E "RACECHECK SUMMARY|^\[  (PASSED|FAILED)" "$out/racecheck.log"
+}
+
+# The CPU face scan of issue 11's scaling figures (1920×1080, ×1.1, stride 2, the bundle's face
+# frame): arguments for `cascade -q bench detect`.
+faces_cpu=(-q bench detect --backend cpu --model experiments/models/faces-lbp.h5 --sizes 1920x1080 --scale-steps 1.1
+  --strides 2 --frame "$D/face-frame.ppm")
+
+# pinned_faces CASCADE FILE [peer]: one one-thread face detector a CPU, each pinned to its CPU
+# (taskset) and all running at once, medians of 9 frames; then, with "peer", OpenCV's LBP cascade
+# likewise (medians of 5). Writes "cpu I ours MS [peer MS]" lines to FILE: the summed rate of what
+# the host's CPUs give together, the reference of `efficiency`.
+pinned_faces() {
+  local n i; n=$(nproc); mkdir -p /tmp/conc
+  for i in $(seq 0 $((n - 1))); do
+    taskset -c $i "$1" "${faces_cpu[@]}" --cpu-repeats 9 --out /tmp/conc/ours-$i.md > /dev/null 2>&1 &
+  done; wait
+  if [ "${3:-}" = peer ]; then
+    for i in $(seq 0 $((n - 1))); do
+      taskset -c $i "$1" "${faces_cpu[@]}" --no-cpu --cpu-repeats 5 --peer "$B/opencv_face_peer" \
+        --peer-args="--cascade $D/opencv/lbpcascade_frontalface.xml" --out /tmp/conc/peer-$i.md > /dev/null 2>&1 &
+    done; wait
+  fi
+  for i in $(seq 0 $((n - 1))); do
+    echo "cpu $i ours $(grep '^| 1920x1080' /tmp/conc/ours-$i.md | tail -1 | awk -F'|' '{gsub(/ /,"",$8); print $8}')" \
+      $([ "${3:-}" = peer ] && echo "peer $(grep '^| 1920x1080' /tmp/conc/peer-$i.md | tail -1 | awk -F'|' '{gsub(/ /,"",$14); print $14}')")
+  done > "$2"
+}
+
+# efficiency PINNED ROWS: the summed rate of pinned_faces' FILE against each 16-thread row of
+# `cascade bench detect --cpu-threads` in ROWS (a label may stand before a row's first "|"; the
+# peer's column where PINNED has peer times): efficiency = (1 / the summed rate) / that time.
+efficiency() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+t = [l.split() for l in open(sys.argv[1])]
+for name, col, row_col in (('ours', 3, 5), ('OpenCV LBP', 5, 8)):
+    if any(len(x) <= col for x in t):
+        continue
+    v = [float(x[col]) for x in t]
+    ideal = 1 / sum(1 / x for x in v)
+    print(f"{name}: {len(v)} pinned one-thread runs at once {min(v):.1f}-{max(v):.1f} ms a frame "
+          f"(median {sorted(v)[len(v) // 2]:.1f}); summed rate {1000 / ideal:.1f} frames/s = {ideal:.1f} ms a frame")
+    for line in open(sys.argv[2]):
+        f = line.split('|')
+        if len(f) > row_col and f[4].strip() == '16':
+            a = float(f[row_col])
+            print(f"  {f[0].strip() or 'one detector'} on 16 threads: {a:.1f} ms; efficiency {100 * ideal / a:.0f} %")
+PY
 }
