@@ -1061,24 +1061,33 @@ TEST(ColourImages, ChannelsSplitMergeTransformAndResampleAlike) {
     FramePyramid frame;
     frame.reset(bgr_view, true);
     EXPECT_EQ(frame.frame().pixels, to_gray(bgr_view).pixels);
-    const PyramidLevel level = pyramid_level(w, h, 1.7, 2);
-    frame.select(level);
-    ASSERT_NE(frame.colour(), nullptr);
+    const PyramidLevel level = pyramid_level(w, h, 2.3, 2);  // octave 1
+    ASSERT_EQ(level.octave, 1);
+    FramePyramid::Level images;
+    EXPECT_THROW(frame.level(level, images), std::logic_error);  // its octave not prepared
+    frame.prepare({level});
+    frame.level(level, images);
+    ASSERT_NE(images.colour(), nullptr);
     Octaves octaves;
     octaves.reset(b);
     GrayImage expect;
     resample_level(octaves, level, expect);
-    EXPECT_EQ(frame.colour()->b.pixels, expect.pixels);
-    frame.select(pyramid_level(w, h, 1.0));
-    EXPECT_EQ(&frame.gray(), &frame.frame());  // the frame itself, not a copy
-    EXPECT_EQ(frame.colour()->g.pixels, g.pixels);
+    EXPECT_EQ(images.colour()->b.pixels, expect.pixels);
+    FramePyramid::Level whole;
+    frame.level(pyramid_level(w, h, 1.0), whole);
+    EXPECT_EQ(&whole.gray(), &frame.frame());  // the frame itself, not a copy
+    EXPECT_EQ(whole.colour()->g.pixels, g.pixels);
+    EXPECT_EQ(images.colour()->b.pixels, expect.pixels);  // each Level keeps its own images
     // Without gray levels (colour models without LBP stages): the planes alone are resampled.
     frame.reset(bgr_view, true, false);
-    frame.select(level);
-    EXPECT_EQ(frame.gray().width, 0);
-    EXPECT_EQ(frame.colour()->b.pixels, expect.pixels);
+    frame.prepare({level});
+    frame.level(level, images);
+    EXPECT_EQ(images.gray().width, 0);
+    EXPECT_EQ(images.colour()->b.pixels, expect.pixels);
     frame.reset(bgr_view, false, false);  // gray models always get gray levels
-    frame.select(level);
-    EXPECT_EQ(frame.gray().width, level.width);
-    EXPECT_EQ(frame.colour(), nullptr);
+    EXPECT_THROW(frame.level(level, images), std::logic_error);  // reset() forgets the octaves
+    frame.prepare({level});
+    frame.level(level, images);
+    EXPECT_EQ(images.gray().width, level.width);
+    EXPECT_EQ(images.colour(), nullptr);
 }

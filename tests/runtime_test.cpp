@@ -353,30 +353,39 @@ TEST(CpuDetector, ColourGradientsAgreeWithAPlainReferenceOnEveryWindow) {
     }
 }
 
+// Any thread count and any number of levels in flight (CpuOptions::levels_in_flight: levels
+// detected at once, each in its own storage, merged in level order) give the same bytes, on a
+// HoG cascade and on a hybrid whose HoG stages see only the survivors of its LBP prefix.
 TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
-    CascadeModel m = random_model(51, 2, 5, 3);
-    const GrayImage img = blobby_image(640, 480, 52);
-    calibrate_thresholds(m, img);
-    DetectParams p;
-    p.scale_step = 1.05;
-    DetectResult first;
-    {
-        tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-        first = detect(m, img, p);
-    }
-    ASSERT_GT(first.detections.size(), 0u);
-    for (std::size_t threads : {2u, 3u, 8u}) {
-        // An arena of that many threads, so that the per-pixel loops (the integral image in bands
-        // among them) split as they would on a machine with that many cores.
-        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-        tbb::task_arena(static_cast<int>(threads)).execute([&] {
-            auto detector = Detector::create(m, p, Backend::Cpu);
-            for (int run = 0; run < 2; ++run) {  // also reusing the detector's buffers
-                const DetectResult again = detector->detect(img.view());
-                EXPECT_EQ(again.detections, first.detections) << threads << " threads";
-                EXPECT_EQ(again.stats, first.stats) << threads << " threads";
-            }
-        });
+    for (const auto& [seed, lbp] : {std::pair{51u, 0}, std::pair{61u, 6}}) {
+        CascadeModel m = random_model(seed, 2, 5, lbp);
+        const GrayImage img = blobby_image(640, 480, seed + 1);
+        calibrate_thresholds(m, img);
+        if (lbp) m.stages[0].as<WaldBoostLbpStage>().final_threshold = -3.0f;  // many survivors
+        DetectParams p;
+        p.scale_step = 1.05;
+        DetectResult first;
+        {
+            tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+            first = CpuDetector(m, p, CpuOptions{.levels_in_flight = 1}).detect(img.view());
+        }
+        ASSERT_GT(first.detections.size(), 0u);
+        EXPECT_GT(first.stats.levels, 8);
+        for (std::size_t threads : {1u, 2u, 3u, 8u}) {
+            // An arena of that many threads, so that the per-pixel loops (the integral image in
+            // bands among them) split as they would on a machine with that many cores.
+            tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+            tbb::task_arena(static_cast<int>(threads)).execute([&] {
+                for (int in_flight : {1, 2, 4, 5, 64}) {
+                    CpuDetector detector(m, p, CpuOptions{.levels_in_flight = in_flight});
+                    for (int run = 0; run < 2; ++run) {  // also reusing the detector's buffers
+                        const DetectResult again = detector.detect(img.view());
+                        EXPECT_EQ(again.detections, first.detections) << threads << " threads, " << in_flight << " levels in flight";
+                        EXPECT_EQ(again.stats, first.stats) << threads << " threads, " << in_flight << " levels in flight";
+                    }
+                }
+            });
+        }
     }
 }
 
@@ -409,6 +418,7 @@ TEST(CpuDetector, RejectsBadRequests) {
     bad.stages[0].as<HogSvmStage>().learners[0].weights[0] = NAN;
     EXPECT_THROW(Detector::create(bad, {}), ModelError);
     EXPECT_THROW(Detector::create(m, {}, Backend::Cuda), DetectError);
+    EXPECT_THROW(CpuDetector(m, {}, CpuOptions{.levels_in_flight = 0}), std::invalid_argument);
     std::uint8_t px = 0;
     EXPECT_THROW(Detector::create(m, {})->detect({&px, 1, 1, 1, 2}), ImageError);
 }

@@ -64,10 +64,13 @@ WeakSurvival weak_survival(const CascadeModel& m, const std::vector<std::filesys
         frame.reset(loader(images[i]).view(), evaluator.colour(), evaluator.needs().gray_integral);
         const GrayImage& g = frame.frame();
         LevelFeatures f;
-        for (const PyramidLevel& level : plan_pyramid(g.width, g.height, m.window_width, m.window_height, params.scale_step,
-                                                      params.min_scale, params.max_scale)) {
-            frame.select(level);
-            compute_level_features(frame.gray(), evaluator.needs(), m.hog.gradient(), f, frame.colour());
+        const auto levels = plan_pyramid(g.width, g.height, m.window_width, m.window_height, params.scale_step, params.min_scale,
+                                         params.max_scale);
+        frame.prepare(levels);
+        FramePyramid::Level level_images;
+        for (const PyramidLevel& level : levels) {
+            frame.level(level, level_images);
+            compute_level_features(level_images.gray(), evaluator.needs(), m.hog.gradient(), f, level_images.colour());
             for (int y = 0; y + m.window_height <= level.height; y += params.stride)
                 for (int x = 0; x + m.window_width <= level.width; x += params.stride) {
                     const WindowOutcome w = evaluator.evaluate(f, x, y);

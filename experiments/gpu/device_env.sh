@@ -99,24 +99,38 @@ pinned_faces() {
   done > "$2"
 }
 
-# efficiency PINNED ROWS: the summed rate of pinned_faces' FILE against each 16-thread row of
-# `cascade bench detect --cpu-threads` in ROWS (a label may stand before a row's first "|"; the
-# peer's column where PINNED has peer times): efficiency = (1 / the summed rate) / that time.
+# efficiency PINNED FILE...: the summed rate of pinned_faces' PINNED against each 16-thread row
+# of `cascade bench detect --cpu-threads` in the FILEs: bench Markdown files (named by their file
+# name; their scaling table's header names the columns), or rows of it (a label may stand before
+# a row's first "|"; columns by position: ours, then OpenCV's). For one detector on one frame,
+# the bench's "one level at a time" and "many frames" columns where it has them, and OpenCV's
+# column where PINNED has peer times: efficiency = (1 / the summed rate) / that time.
 efficiency() {
-  python3 - "$1" "$2" <<'PY'
-import sys
+  python3 - "$@" <<'PY'
+import os, sys
 t = [l.split() for l in open(sys.argv[1])]
-for name, col, row_col in (('ours', 3, 5), ('OpenCV LBP', 5, 8)):
+heads = {'ours ms': 'one frame', 'one level at a time, ms': 'one level at a time',
+         'many frames, ms a frame': 'many frames', 'peer ms': 'OpenCV'}
+for name, col, keep in (('ours', 3, lambda k: k != 'OpenCV'), ('OpenCV LBP', 5, lambda k: k == 'OpenCV')):
     if any(len(x) <= col for x in t):
         continue
     v = [float(x[col]) for x in t]
     ideal = 1 / sum(1 / x for x in v)
     print(f"{name}: {len(v)} pinned one-thread runs at once {min(v):.1f}-{max(v):.1f} ms a frame "
           f"(median {sorted(v)[len(v) // 2]:.1f}); summed rate {1000 / ideal:.1f} frames/s = {ideal:.1f} ms a frame")
-    for line in open(sys.argv[2]):
-        f = line.split('|')
-        if len(f) > row_col and f[4].strip() == '16':
-            a = float(f[row_col])
-            print(f"  {f[0].strip() or 'one detector'} on 16 threads: {a:.1f} ms; efficiency {100 * ideal / a:.0f} %")
+    for path in sys.argv[2:]:
+        cols = None  # column index -> what, from the scaling table's header
+        for line in open(path):
+            f = line.split('|')
+            if line.startswith('| size | step | stride | threads |'):
+                cols = {i: heads[c.strip()] for i, c in enumerate(f) if c.strip() in heads}
+                continue
+            if len(f) < 6 or f[4].strip() != '16' or not f[1].strip()[:1].isdigit():
+                continue
+            label = os.path.basename(path) if cols is not None or not f[0].strip() else f[0].strip()
+            for i, what in sorted((cols or {5: 'one frame', 8: 'OpenCV'}).items()):
+                if keep(what) and i < len(f) and f[i].strip() not in ('', '–'):
+                    a = float(f[i])
+                    print(f"  {label}, {what}, 16 threads: {a:.1f} ms; efficiency {100 * ideal / a:.0f} %")
 PY
 }

@@ -86,8 +86,17 @@ const GrayImage& Octaves::get(int k) {
     return halves_[static_cast<std::size_t>(k) - 1];
 }
 
+const GrayImage& Octaves::built(int k) const {
+    if (!base_ || k < 0 || k > built_) throw std::logic_error("Octaves::built: octave " + std::to_string(k) + " has not been built");
+    return k == 0 ? *base_ : halves_[static_cast<std::size_t>(k) - 1];
+}
+
 void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst) {
-    resample_bilinear(octaves.get(level.octave), octave_scale(level), level.width, level.height, dst, level.pad);
+    resample_level(octaves.get(level.octave), level, dst);
+}
+
+void resample_level(const GrayImage& octave, const PyramidLevel& level, GrayImage& dst) {
+    resample_bilinear(octave, octave_scale(level), level.width, level.height, dst, level.pad);
 }
 
 namespace {
@@ -174,28 +183,34 @@ void FramePyramid::reset(const ImageView& image, bool colour, bool gray_levels) 
         colour_octaves_[1].reset(colour_.g);
         colour_octaves_[2].reset(colour_.b);
     }
-    level_gray_ = &gray_;
-    level_colour_ = colour ? &colour_ : nullptr;
 }
 
-void FramePyramid::select(const PyramidLevel& level) {
+void FramePyramid::prepare(const std::vector<PyramidLevel>& levels) {
+    int deepest = 0;
+    for (const PyramidLevel& l : levels) deepest = std::max(deepest, l.octave);
+    if (gray_levels_) octaves_.get(deepest);
+    if (colour_on_)
+        for (Octaves& o : colour_octaves_) o.get(deepest);
+}
+
+void FramePyramid::level(const PyramidLevel& level, Level& out) const {
     if (level.width == gray_.width && level.height == gray_.height && level.scale == 1.0 && level.pad == 0) {
-        level_gray_ = &gray_;
-        level_colour_ = colour_on_ ? &colour_ : nullptr;
+        out.gray_ = &gray_;
+        out.colour_ = colour_on_ ? &colour_ : nullptr;
         return;
     }
     if (gray_levels_) {
-        resample_level(octaves_, level, level_image_);
-        level_gray_ = &level_image_;
+        resample_level(octaves_.built(level.octave), level, out.image_);
+        out.gray_ = &out.image_;
     } else {
-        level_gray_ = &none_;
+        out.gray_ = &out.none_;
     }
-    level_colour_ = nullptr;
+    out.colour_ = nullptr;
     if (colour_on_) {
-        resample_level(colour_octaves_[0], level, level_planes_.r);
-        resample_level(colour_octaves_[1], level, level_planes_.g);
-        resample_level(colour_octaves_[2], level, level_planes_.b);
-        level_colour_ = &level_planes_;
+        resample_level(colour_octaves_[0].built(level.octave), level, out.planes_.r);
+        resample_level(colour_octaves_[1].built(level.octave), level, out.planes_.g);
+        resample_level(colour_octaves_[2].built(level.octave), level, out.planes_.b);
+        out.colour_ = &out.planes_;
     }
 }
 

@@ -9,6 +9,8 @@
 #include <optional>
 #include <variant>
 
+#include "cascadekit/runtime/cpu_detector.hpp"
+
 namespace cascadekit {
 
 struct BulkDetector::Impl {
@@ -17,8 +19,10 @@ struct BulkDetector::Impl {
     BulkOptions options;
     std::unique_ptr<Detector> first;  // the CUDA detector, or the CPU one of the constructing thread
     bool batched = false;             // CUDA: one detector, detect_batch
+    // A whole image a thread: one level at a time each (its storage for one level, not for
+    // CpuOptions::levels_in_flight), as the images in flight already keep the threads busy.
     tbb::enumerable_thread_specific<std::unique_ptr<Detector>> per_thread{
-        [this] { return Detector::create(model, params, Backend::Cpu, options.device); }};
+        [this] { return std::make_unique<CpuDetector>(model, params, CpuOptions{.levels_in_flight = 1}); }};
 };
 
 BulkDetector::BulkDetector(const CascadeModel& model, const DetectParams& params, BulkOptions options)
@@ -54,7 +58,8 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
     const std::size_t most = im.options.chunk > 0 ? im.options.chunk
                                                   : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
     const double budget = std::max(im.options.max_chunk_megapixels, 0.0) * 1e6;
-    const double alone = (im.options.alone_megapixels > 0 ? im.options.alone_megapixels : im.batched ? 16.0 : 1.0) * 1e6;
+    const double cpu_alone = std::max(1.0, im.options.max_chunk_megapixels / std::max(1, tbb::this_task_arena::max_concurrency()));
+    const double alone = (im.options.alone_megapixels > 0 ? im.options.alone_megapixels : im.batched ? 16.0 : cpu_alone) * 1e6;
     BulkTotals totals;
     totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
     using Clock = std::chrono::steady_clock;
@@ -103,6 +108,9 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             largest = std::max(largest, pixels);
             (pixels >= alone ? apart : together).push_back(k);
         }
+        // One image to detect together is one thread's detector taking one level at a time
+        // (parallel inside): alone it gets the levels in flight too.
+        if (!im.batched && together.size() == 1) apart.push_back(together[0]), together.clear();
         for (std::size_t k : apart) detect_alone(k);
         if (im.batched) {
             std::vector<ImageView> views;

@@ -2,36 +2,148 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_pipeline.h>
 
+#include <algorithm>
 #include <atomic>
-
-#include "cascadekit/features/pyramid.hpp"
+#include <mutex>
+#include <stdexcept>
+#include <string>
 
 namespace cascadekit {
 
 namespace {
-const CascadeModel& validated(const CascadeModel& model, const DetectParams& params) {
+const CascadeModel& validated(const CascadeModel& model, const DetectParams& params, const CpuOptions& options) {
     validate_model(model);
     validate(params);
+    if (options.levels_in_flight < 1)
+        throw std::invalid_argument("CpuOptions::levels_in_flight must be at least 1, not " + std::to_string(options.levels_in_flight));
     return model;
 }
+
+// Survivors of the prefix evaluated by one task (lazy features): a task per row left the rows
+// with many survivors (a person's neighbourhood) to one thread each.
+constexpr int kSurvivorChunk = 16;
 }  // namespace
+
+// One level in flight. Reused between levels and frames: no allocation after the first frame of
+// a size.
+struct CpuDetector::LevelWork {
+    // What one row of windows produced; rows are merged in order so the output is thread-independent.
+    struct RowResult {
+        std::vector<Detection> detections;
+        std::vector<std::uint64_t> rejected;
+        std::uint64_t weak = 0;
+        std::uint64_t scanned = 0;
+        // Lazy features: the windows past the prefix, their x, their progress and whether they
+        // passed the rest.
+        std::vector<int> survivor_x;
+        std::vector<WindowProgress> survivors;
+        std::vector<std::uint8_t> passed;
+    };
+    // A run of one row's survivors.
+    struct Chunk {
+        int row, begin, end;
+    };
+    FramePyramid::Level images;
+    LevelFeatures features;
+    std::vector<RowResult> rows;
+    std::vector<Chunk> chunks;
+};
 
 CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
-    : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_)) {}
+    : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_, options_)) {}
 
-namespace {
-// What one row of windows produced; rows are merged in order so the output is thread-independent.
-struct RowResult {
-    std::vector<Detection> detections;
-    std::vector<std::uint64_t> rejected;
-    std::uint64_t weak = 0;
-    std::uint64_t scanned = 0;
-    // Lazy features: the windows past the prefix, their x and their progress.
-    std::vector<int> survivor_x;
-    std::vector<WindowProgress> survivors;
-};
-}  // namespace
+CpuDetector::~CpuDetector() = default;
+
+void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& work) const {
+    const int ww = model_.window_width, wh = model_.window_height;
+    const std::size_t n_stages = model_.stages.size();
+    const std::size_t prefix = evaluator_.prefix_stages();
+    // Detections stay in scan order either way; keep_rejected wants every window in that order.
+    const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && prefix > 0 && !params_.keep_rejected;
+    const GradientParams gradient = model_.hog.gradient();
+
+    frames_.level(level, work.images);
+    const GrayImage& img = work.images.gray();
+    const ColourPlanes* level_colour = work.images.colour();
+    LevelFeatures& features = work.features;
+    const int rows = (level.height - wh) / params_.stride + 1;
+    const int cols = (level.width - ww) / params_.stride + 1;
+    work.rows.resize(static_cast<std::size_t>(rows));
+    for (LevelWork::RowResult& rr : work.rows) {
+        rr.detections.clear();
+        rr.rejected.assign(n_stages, 0);
+        rr.weak = rr.scanned = 0;
+        rr.survivor_x.clear();
+        rr.survivors.clear();
+    }
+    // Counts a window's outcome into its row and keeps it as a detection when it is one.
+    auto record = [&](LevelWork::RowResult& out, int x, int y, const WindowOutcome& w) {
+        out.weak += w.weak_evaluated;
+        if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
+        if (w.rejected_at >= 0 && !params_.keep_rejected) return;
+        const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
+        out.detections.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, ww * level.scale,
+                                  wh * level.scale, w.score, index, level.scale, passed});
+    };
+    // Every window through the stages its first planes serve: the whole cascade, or (lazy) only
+    // the prefix, keeping the survivors for the other planes.
+    const std::size_t first = lazy ? prefix : n_stages;
+    compute_level_features(img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features, level_colour);
+    std::atomic<bool> any(false);
+    tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+        std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
+        std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
+        for (int row = r.begin(); row < r.end(); ++row) {
+            LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(row)];
+            const int y = row * params_.stride;
+            evaluator_.evaluate_stages_row(features, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
+            out.scanned += static_cast<std::uint64_t>(cols);
+            for (int col = 0; col < cols; ++col) {
+                const int x = col * params_.stride;
+                const WindowProgress& p = progress[static_cast<std::size_t>(col)];
+                if (!passed[static_cast<std::size_t>(col)]) record(out, x, y, p.outcome);
+                else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
+                else out.survivor_x.push_back(x), out.survivors.push_back(p);
+            }
+            if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
+        }
+    });
+    if (!any.load()) return;
+    // The other planes only for a level where some window survived the prefix, and the rest of
+    // the cascade only on the survivors, in runs of a row's survivors.
+    const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
+    if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
+        features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
+        features.hog_from_gradients = true;
+    } else {
+        compute_level_features(img, rest, gradient, features, level_colour);
+    }
+    work.chunks.clear();
+    for (int row = 0; row < rows; ++row) {
+        LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(row)];
+        const int n = static_cast<int>(out.survivors.size());
+        out.passed.resize(out.survivors.size());
+        for (int b = 0; b < n; b += kSurvivorChunk) work.chunks.push_back({row, b, std::min(n, b + kSurvivorChunk)});
+    }
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, work.chunks.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t c = r.begin(); c < r.end(); ++c) {
+            const LevelWork::Chunk& k = work.chunks[c];
+            LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(k.row)];
+            evaluator_.evaluate_stages_windows(features, out.survivor_x.data() + k.begin, k.end - k.begin, k.row * params_.stride,
+                                               prefix, n_stages, out.survivors.data() + k.begin, out.passed.data() + k.begin);
+        }
+    });
+    tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+        for (int row = r.begin(); row < r.end(); ++row) {
+            LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(row)];
+            for (std::size_t i = 0; i < out.survivors.size(); ++i)
+                record(out, out.survivor_x[i], row * params_.stride,
+                       out.passed[i] ? CascadeEvaluator::finish(out.survivors[i]) : out.survivors[i].outcome);
+        }
+    });
+}
 
 DetectResult CpuDetector::detect(const ImageView& image) {
     // A colour model reads gray levels only for its LBP stages.
@@ -45,88 +157,57 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                           " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
                           " at scale " + std::to_string(params_.min_scale) +
                           " (a min scale below 1 upscales the image)");
+    frames_.prepare(levels);
     DetectResult result;
-    result.stats.rejected_per_stage.assign(model_.stages.size(), 0);
-    result.stats.levels = static_cast<int>(levels.size());
     const std::size_t n_stages = model_.stages.size();
-    const std::size_t prefix = evaluator_.prefix_stages();
-    // Detections stay in scan order either way; keep_rejected wants every window in that order.
-    const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && prefix > 0 && !params_.keep_rejected;
-    const GradientParams gradient = model_.hog.gradient();
+    result.stats.rejected_per_stage.assign(n_stages, 0);
+    result.stats.levels = static_cast<int>(levels.size());
 
-    for (std::size_t li = 0; li < levels.size(); ++li) {
-        const PyramidLevel& level = levels[li];
-        frames_.select(level);
-        const GrayImage* img = &frames_.gray();
-        const ColourPlanes* level_colour = frames_.colour();
-        const int rows = (level.height - wh) / params_.stride + 1;
-        const int cols = (level.width - ww) / params_.stride + 1;
-        std::vector<RowResult> row_results(static_cast<std::size_t>(rows));
-        // Counts a window's outcome into its row and keeps it as a detection when it is one.
-        auto record = [&](RowResult& out, int x, int y, const WindowOutcome& w) {
-            out.weak += w.weak_evaluated;
-            if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
-            if (w.rejected_at >= 0 && !params_.keep_rejected) return;
-            const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
-            out.detections.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, ww * level.scale,
-                                      wh * level.scale, w.score, static_cast<int>(li), level.scale, passed});
-        };
-        // Every window through the stages its first planes serve: the whole cascade, or (lazy)
-        // only the prefix, keeping the survivors for the other planes.
-        const std::size_t first = lazy ? prefix : n_stages;
-        compute_level_features(*img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features_, level_colour);
-        std::atomic<bool> any(false);
-        tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-            std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
-            std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
-            for (int row = r.begin(); row < r.end(); ++row) {
-                RowResult& out = row_results[static_cast<std::size_t>(row)];
-                out.rejected.assign(n_stages, 0);
-                const int y = row * params_.stride;
-                evaluator_.evaluate_stages_row(features_, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
-                out.scanned += static_cast<std::uint64_t>(cols);
-                for (int col = 0; col < cols; ++col) {
-                    const int x = col * params_.stride;
-                    const WindowProgress& p = progress[static_cast<std::size_t>(col)];
-                    if (!passed[static_cast<std::size_t>(col)]) record(out, x, y, p.outcome);
-                    else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
-                    else out.survivor_x.push_back(x), out.survivors.push_back(p);
+    // A pipeline over the levels: taken in order, detected up to levels_in_flight at once (each
+    // parallel inside, so threads that would idle at a level's joins take up the next level), and
+    // merged in order. A level's storage comes from the free list when it is taken and returns
+    // to it when it is merged (the first and last filters may run at once: the list has a lock);
+    // the pipeline's tokens bound the levels in flight, so the list has one whenever a level is
+    // taken, and the storage grows only to levels_in_flight.
+    const std::size_t in_flight = std::min(static_cast<std::size_t>(options_.levels_in_flight), levels.size());
+    while (work_.size() < in_flight) work_.push_back(std::make_unique<LevelWork>());
+    free_.clear();
+    for (const auto& w : work_) free_.push_back(w.get());
+    std::mutex free_lock;
+    struct Item {
+        std::size_t level;
+        LevelWork* work;
+    };
+    std::size_t next = 0;
+    tbb::parallel_pipeline(
+        in_flight,
+        tbb::make_filter<void, Item>(tbb::filter_mode::serial_in_order,
+                                     [&](tbb::flow_control& fc) -> Item {
+                                         if (next == levels.size()) {
+                                             fc.stop();
+                                             return {};
+                                         }
+                                         std::lock_guard lock(free_lock);
+                                         if (free_.empty()) throw std::logic_error("CpuDetector: no free level storage");
+                                         LevelWork* w = free_.back();
+                                         free_.pop_back();
+                                         return {next++, w};
+                                     }) &
+            tbb::make_filter<Item, Item>(tbb::filter_mode::parallel,
+                                         [&](Item item) {
+                                             detect_level(levels[item.level], static_cast<int>(item.level), *item.work);
+                                             return item;
+                                         }) &
+            tbb::make_filter<Item, void>(tbb::filter_mode::serial_in_order, [&](Item item) {
+                for (const LevelWork::RowResult& rr : item.work->rows) {
+                    result.stats.windows_scanned += rr.scanned;
+                    result.stats.weak_evaluated += rr.weak;
+                    for (std::size_t s = 0; s < n_stages; ++s) result.stats.rejected_per_stage[s] += rr.rejected[s];
+                    result.detections.insert(result.detections.end(), rr.detections.begin(), rr.detections.end());
                 }
-                if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
-            }
-        });
-        // The other planes only for a level where some window survived the prefix, and the rest
-        // of the cascade only on the survivors.
-        if (any.load()) {
-            const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
-            if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
-                features_.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(*img), gradient);
-                features_.hog_from_gradients = true;
-            } else {
-                compute_level_features(*img, rest, gradient, features_, level_colour);
-            }
-            tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-                std::vector<std::uint8_t> passed;
-                for (int row = r.begin(); row < r.end(); ++row) {
-                    RowResult& out = row_results[static_cast<std::size_t>(row)];
-                    const int y = row * params_.stride;
-                    const int n = static_cast<int>(out.survivors.size());
-                    passed.resize(out.survivors.size());
-                    evaluator_.evaluate_stages_windows(features_, out.survivor_x.data(), n, y, prefix, n_stages,
-                                                       out.survivors.data(), passed.data());
-                    for (std::size_t i = 0; i < out.survivors.size(); ++i)
-                        record(out, out.survivor_x[i], y,
-                               passed[i] ? CascadeEvaluator::finish(out.survivors[i]) : out.survivors[i].outcome);
-                }
-            });
-        }
-        for (RowResult& rr : row_results) {
-            result.stats.windows_scanned += rr.scanned;
-            result.stats.weak_evaluated += rr.weak;
-            for (std::size_t s = 0; s < n_stages; ++s) result.stats.rejected_per_stage[s] += rr.rejected[s];
-            result.detections.insert(result.detections.end(), rr.detections.begin(), rr.detections.end());
-        }
-    }
+                std::lock_guard lock(free_lock);
+                free_.push_back(item.work);
+            }));
     return result;
 }
 

@@ -64,6 +64,8 @@ struct Row {
     // --cpu-threads, many frames: BulkDetector on the CPU, one frame a thread (2 × threads copies
     // of the frame a run), ms per frame and speed-up, as above
     std::vector<double> bulk_at, bulk_up;
+    // --cpu-threads, one level at a time (CpuOptions::levels_in_flight 1), ms and speed-up as above
+    std::vector<double> level1_at, level1_up;
 #if CASCADEKIT_HAVE_CUDA
     CudaStepTimes steps;
 #endif
@@ -119,10 +121,10 @@ constexpr int kBlockFroms[] = {256, 1 << 30, 128, 512, 1024};
 // CudaOptions::lbp_part_cuts: in-block compaction inside the thread-per-window parts (the default first).
 const std::vector<std::vector<int>> kPartCuts = {{24, 32, 48}, {}, {20, 24, 32, 40, 48}, {8, 24, 32, 48}, {2, 8, 24, 32, 48}, {6, 10, 20, 32}};
 // The default first, then Macenauer's.
-const std::vector<std::vector<int>> kBoundarySets = {{8, 64}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512},
+const std::vector<std::vector<int>> kBoundarySets = {{4, 64}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512},
                                                      {16, 128}, {16, 64, 256}, {64, 256}, {16, 32, 64, 256}, {16, 24, 32, 64, 256},
-                                                     {16, 32, 128}, {16, 48}, {16, 96}, {16, 64, 512}, {16, 64}, {4, 64}, {8, 32, 64},
-                                                     {2, 64}, {4, 32, 64}, {4, 96}};
+                                                     {16, 32, 128}, {16, 48}, {16, 96}, {16, 64, 512}, {16, 64}, {8, 64}, {8, 32, 64},
+                                                     {2, 64}, {4, 32, 64}, {4, 96}, {4, 48}, {3, 64}, {6, 64}};
 // The first launch: untiled, or tiled with in-block compaction cuts (CudaOptions::lbp_tiled,
 // lbp_tile_cuts), each with its own global boundaries.
 struct TileDesign {
@@ -238,7 +240,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     p.min_scale = o.min_scale;
                     p.max_scale = o.max_scale;
                     validate(p);
-                    CpuDetector cpu(model, p);
+                    CpuOptions cpu_options;
+                    if (o.cpu_levels > 0) cpu_options.levels_in_flight = o.cpu_levels;
+                    CpuDetector cpu(model, p, cpu_options);
                     const DetectResult ref = cpu.detect(view);
                     r.windows = ref.stats.windows_scanned;
                     std::uint64_t reach = r.windows, stage_sum = 0;
@@ -259,6 +263,13 @@ int run_bench_detect(const BenchDetectOptions& o) {
                                 tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
                                 return median_ms(1, [&] { cpu.detect(view); }, false);
                             }, r.cpu_at, r.cpu_up);
+                            // The levels one at a time, each parallel inside (the CPU backend before
+                            // levels in flight), for comparison in the same run.
+                            CpuDetector one_level(model, p, CpuOptions{.levels_in_flight = 1});
+                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, [&](int threads) {
+                                tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+                                return median_ms(1, [&] { one_level.detect(view); }, false);
+                            }, r.level1_at, r.level1_up);
                             // Many frames: each worker thread detects whole frames (BulkDetector with no
                             // frame too large to share the threads), the throughput a folder or a video
                             // gets when memory allows a detector a thread.
@@ -605,11 +616,15 @@ int run_bench_detect(const BenchDetectOptions& o) {
                << "; ms: the median per count. Speed-up: the median over the rounds of the time at the first count given over "
                   "the time at this one; efficiency: speed-up per thread relative to that first count. The host: "
                << cpu_cores() << ".\n\n"
-               << "Many frames: `BulkDetector` on the CPU with one whole frame a worker thread, 2 × threads copies of the "
-                  "frame a run; ms per frame (the run's time over its frames) and its speed-up and efficiency likewise.\n\n"
-               << "| size | step | stride | threads | ours ms | speed-up | efficiency | many frames, ms a frame | speed-up | efficiency |"
+               << "Ours: one frame, up to " << (o.cpu_levels > 0 ? o.cpu_levels : CpuOptions{}.levels_in_flight)
+               << " pyramid levels in flight (CpuOptions::levels_in_flight); one level at a time: the same detector with "
+                  "levels in flight 1, each level parallel inside. Many frames: `BulkDetector` on the CPU with one whole frame a "
+                  "worker thread, 2 × threads copies of the frame a run; ms per frame (the run's time over its frames) and its "
+                  "speed-up and efficiency likewise.\n\n"
+               << "| size | step | stride | threads | ours ms | speed-up | efficiency | one level at a time, ms | speed-up |"
+                  " many frames, ms a frame | speed-up | efficiency |"
                << (o.peer.empty() ? "" : " peer ms | peer speed-up |")
-               << "\n|---|---|---|---|---|---|---|---|---|---|" << (o.peer.empty() ? "" : "---|---|") << "\n";
+               << "\n|---|---|---|---|---|---|---|---|---|---|---|---|" << (o.peer.empty() ? "" : "---|---|") << "\n";
             for (const Row& r : rows)
                 for (std::size_t k = 0; k < o.cpu_threads.size() && k < r.cpu_at.size(); ++k) {
                     const double base = static_cast<double>(o.cpu_threads[0]);
@@ -617,6 +632,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << o.cpu_threads[k] << " | "
                        << fmt(r.cpu_at[k], "%.1f") << " | " << fmt(up, "%.2f×") << " | "
                        << fmt(100.0 * up * base / o.cpu_threads[k], "%.0f") << " % |";
+                    if (k < r.level1_at.size()) md << " " << fmt(r.level1_at[k], "%.1f") << " | " << fmt(r.level1_up[k], "%.2f×") << " |";
                     if (k < r.bulk_at.size())
                         md << " " << fmt(r.bulk_at[k], "%.1f") << " | " << fmt(r.bulk_up[k], "%.2f×") << " | "
                            << fmt(100.0 * r.bulk_up[k] * base / o.cpu_threads[k], "%.0f") << " % |";

@@ -171,6 +171,7 @@ struct BenchDetectOptions {
     std::string peer_name = "OpenCV HOG";  // its name in the tables
     bool no_cpu = false;   // skip timing our CPU backend
     std::vector<int> cpu_threads;  // also time the CPU backend (and the peer) at these thread counts: a scaling table
+    int cpu_levels = 0;    // CpuOptions::levels_in_flight of our CPU rows; 0: the default
     std::string out;       // Markdown file
     std::string command_line;
 };

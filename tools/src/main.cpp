@@ -396,6 +396,11 @@ int main(int argc, char** argv) {
                              "Also time the CPU backend (and the peer) at these thread counts, e.g. 1,2,4,8,16: a scaling table")
         ->delimiter(',')
         ->check(CLI::Range(1, 1024));
+    bench_detect->add_option("--cpu-levels", bd.cpu_levels,
+                             "Pyramid levels our CPU backend detects at once (CpuOptions::levels_in_flight; 1: one level at a "
+                             "time, each parallel inside), 0 = its default")
+        ->check(CLI::Range(0, 1024))
+        ->capture_default_str();
     bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();
     bench_detect->add_option("--slots", bd.slots, "Frames in flight in a batch (streams)")->capture_default_str();
     bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");

@@ -227,16 +227,20 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<Image>&
         std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return refs[a].scale < refs[b].scale; });
         FramePyramid frame;
         frame.reset(img.view(), img.channels == 3, needs.gray_integral);
+        std::vector<PyramidLevel> levels;  // the windows' levels, as the detector plans them
+        for (std::size_t i : idx)
+            if (levels.empty() || levels.back().scale != refs[i].scale) levels.push_back(pyramid_level(img.width, img.height, refs[i].scale));
+        frame.prepare(levels);
+        FramePyramid::Level level;
         LevelFeatures f;
-        double current = -1;
-        for (std::size_t i : idx) {
-            const WindowRef& r = refs[i];
-            if (r.scale != current) {
-                frame.select(pyramid_level(img.width, img.height, r.scale));  // as the detector plans it
-                compute_level_features(frame.gray(), needs, gradient, f, frame.colour());
-                current = r.scale;
+        std::size_t current = 0;
+        for (std::size_t k = 0; k < idx.size(); ++k) {
+            const WindowRef& r = refs[idx[k]];
+            if (k == 0 || r.scale != refs[idx[k - 1]].scale) {
+                frame.level(levels[current++], level);
+                compute_level_features(level.gray(), needs, gradient, f, level.colour());
             }
-            sink(first_slot + i, f, r.x, r.y);
+            sink(first_slot + idx[k], f, r.x, r.y);
         }
     });
 }

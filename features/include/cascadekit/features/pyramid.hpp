@@ -53,6 +53,9 @@ class Octaves {
 public:
     void reset(const GrayImage& image);
     const GrayImage& get(int k);  // requires reset() and 0 <= k with octave k at least 1×1
+    // Octave k once get(k) (or a deeper get) has built it since reset(): reads only, so threads
+    // may share it. Throws std::logic_error for an octave not built.
+    const GrayImage& built(int k) const;
 
 private:
     const GrayImage* base_ = nullptr;
@@ -77,6 +80,8 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
 
 // A pyramid level's image: bilinear from the level's octave at scale / 2^octave, with its border.
 void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst);
+// The same from the level's octave (octave_of(level.scale) of the input).
+void resample_level(const GrayImage& octave, const PyramidLevel& level, GrayImage& dst);
 // The scale at which a level samples its octave.
 double octave_scale(const PyramidLevel& level);
 
@@ -87,24 +92,38 @@ double octave_scale(const PyramidLevel& level);
 class FramePyramid {
 public:
     // gray_levels false: levels are not resampled in gray (a model whose features all come from
-    // the colour planes); gray() is then an empty image except at the frame's own level.
+    // the colour planes); a level's gray() is then an empty image except at the frame's own level.
     void reset(const ImageView& image, bool colour, bool gray_levels = true);
     const GrayImage& frame() const { return gray_; }  // the whole frame in gray
-    // Makes `level` the current one: the frame itself when the level is the frame unscaled and
-    // unpadded, else resampled. Requires reset().
-    void select(const PyramidLevel& level);
-    const GrayImage& gray() const { return *level_gray_; }                 // the current level
-    const ColourPlanes* colour() const { return level_colour_; }          // its planes; null without colour
+    // Builds every octave these levels read, so that level() may then run for them on several
+    // threads at once (each into its own Level). Requires reset().
+    void prepare(const std::vector<PyramidLevel>& levels);
+
+    // One level's images and their storage, reused between levels and frames. Points into the
+    // FramePyramid that filled it when the level is the frame itself.
+    class Level {
+    public:
+        const GrayImage& gray() const { return *gray_; }
+        const ColourPlanes* colour() const { return colour_; }  // null without colour
+
+    private:
+        friend class FramePyramid;
+        GrayImage image_, none_;
+        ColourPlanes planes_;
+        const GrayImage* gray_ = &none_;
+        const ColourPlanes* colour_ = nullptr;
+    };
+    // Makes `out` hold `level`: the frame itself when the level is the frame unscaled and
+    // unpadded, else resampled into out's storage. Requires prepare() with a list holding the
+    // level; const, so concurrent calls into different Levels are safe.
+    void level(const PyramidLevel& level, Level& out) const;
 
 private:
-    GrayImage gray_, level_image_;
+    GrayImage gray_;
     Octaves octaves_;
     bool colour_on_ = false, gray_levels_ = true;
-    GrayImage none_;  // gray() of a level when gray levels are off
-    ColourPlanes colour_, level_planes_;
+    ColourPlanes colour_;
     Octaves colour_octaves_[3];
-    const GrayImage* level_gray_ = &gray_;
-    const ColourPlanes* level_colour_ = nullptr;
 };
 
 }  // namespace cascadekit

@@ -67,13 +67,11 @@ struct CudaOptions {
     // sequence shipped since the nineteenth session (backward pruning: its late thresholds reject
     // a little at every table) is faster with one launch from 64 on: 16, 64. Since the warp
     // parts' chained sums (twentieth session) 8, 64 was faster than 16, 64 in all six benchmark
-    // runs at 1920×1080 (0.980–0.989 against 0.997–1.018 ms batched at stride 1, 0.415–0.420
-    // against 0.434–0.449 at stride 2), and is the default, checked window by window against the
-    // CPU on the device. 4, 64 measured faster still in the three runs that had it (0.918–0.940
-    // ms at stride 1, 0.404–0.408 at stride 2, the people hybrid 0.539 against 0.550), but the
-    // session ran out of device time before gpu_test could run with it as the default: pass it
-    // explicitly until then (experiments/results/gpu-waldboost.md).
-    std::vector<int> lbp_boundaries = {8, 64};
+    // runs at 1920×1080, and 4, 64 faster still in every run that had it (0.918–0.940 against
+    // 0.984–0.989 ms batched at stride 1, 0.404–0.408 against 0.415–0.425 at stride 2, the
+    // people hybrid 0.539 against 0.550): the default since the twenty-first session, checked
+    // window by window against the CPU on the device (experiments/results/gpu-waldboost.md).
+    std::vector<int> lbp_boundaries = {4, 64};
     // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
     // others). Block atomics gather one block's survivors at a time.
     int lbp_block_threads = 256;
