@@ -353,8 +353,9 @@ TEST(CpuDetector, ColourGradientsAgreeWithAPlainReferenceOnEveryWindow) {
     }
 }
 
-// Any thread count and any number of levels in flight (CpuOptions::levels_in_flight: levels
-// detected at once, each in its own storage, merged in level order) give the same bytes, on a
+// Any thread count and any levels in flight (CpuOptions::levels_in_flight and
+// level_area_in_flight: levels detected at once, each in its own storage, merged in level order;
+// area 0: one at a time, as levels_in_flight 1) give the same bytes, on a
 // HoG cascade and on a hybrid whose HoG stages see only the survivors of its LBP prefix.
 TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
     for (const auto& [seed, lbp] : {std::pair{51u, 0}, std::pair{61u, 6}}) {
@@ -376,12 +377,15 @@ TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
             // bands among them) split as they would on a machine with that many cores.
             tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
             tbb::task_arena(static_cast<int>(threads)).execute([&] {
-                for (int in_flight : {1, 2, 4, 5, 64}) {
-                    CpuDetector detector(m, p, CpuOptions{.levels_in_flight = in_flight});
+                for (const auto& [in_flight, area] : {std::pair{1, 2.0}, std::pair{2, 100.0}, std::pair{5, 0.0}, std::pair{8, 2.0},
+                                                      std::pair{64, 1.5}, std::pair{64, 100.0}}) {
+                    CpuDetector detector(m, p, CpuOptions{.levels_in_flight = in_flight, .level_area_in_flight = area});
                     for (int run = 0; run < 2; ++run) {  // also reusing the detector's buffers
                         const DetectResult again = detector.detect(img.view());
-                        EXPECT_EQ(again.detections, first.detections) << threads << " threads, " << in_flight << " levels in flight";
-                        EXPECT_EQ(again.stats, first.stats) << threads << " threads, " << in_flight << " levels in flight";
+                        const std::string what = std::to_string(threads) + " threads, " + std::to_string(in_flight) +
+                                                 " levels in flight, area " + std::to_string(area);
+                        EXPECT_EQ(again.detections, first.detections) << what;
+                        EXPECT_EQ(again.stats, first.stats) << what;
                     }
                 }
             });
@@ -419,6 +423,8 @@ TEST(CpuDetector, RejectsBadRequests) {
     EXPECT_THROW(Detector::create(bad, {}), ModelError);
     EXPECT_THROW(Detector::create(m, {}, Backend::Cuda), DetectError);
     EXPECT_THROW(CpuDetector(m, {}, CpuOptions{.levels_in_flight = 0}), std::invalid_argument);
+    EXPECT_THROW(CpuDetector(m, {}, CpuOptions{.level_area_in_flight = -1}), std::invalid_argument);
+    EXPECT_THROW(CpuDetector(m, {}, CpuOptions{.level_area_in_flight = NAN}), std::invalid_argument);
     std::uint8_t px = 0;
     EXPECT_THROW(Detector::create(m, {})->detect({&px, 1, 1, 1, 2}), ImageError);
 }

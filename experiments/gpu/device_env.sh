@@ -4,7 +4,8 @@
 # Defines: out (${OUT:-out}, created), B (the binaries), D (the bundle's data), row (a regex for the
 # rows of `cascade bench detect`'s "CUDA design choices" table), t0 (when it was sourced), and
 # run_gpu_test, bench_faces, bench_people, ab_faces, ab_people, sanitize_waldboost, and for the
-# CPU's thread scaling faces_cpu, pinned_faces and efficiency.
+# CPU's thread scaling faces_cpu, people_cpu, pinned_faces, pinned_people, detect_memory and
+# efficiency.
 set -uo pipefail
 out=${OUT:-out}
 mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
@@ -97,6 +98,48 @@ pinned_faces() {
     echo "cpu $i ours $(grep '^| 1920x1080' /tmp/conc/ours-$i.md | tail -1 | awk -F'|' '{gsub(/ /,"",$8); print $8}')" \
       $([ "${3:-}" = peer ] && echo "peer $(grep '^| 1920x1080' /tmp/conc/peer-$i.md | tail -1 | awk -F'|' '{gsub(/ /,"",$14); print $14}')")
   done > "$2"
+}
+
+# The CPU people scan of issue 11's figures (1280×960, ×1.05, stride 8, the bundle's PennFudan
+# frame): arguments for `cascade -q bench detect`, with --model.
+people_cpu=(-q bench detect --backend cpu --sizes 1280x960 --scale-steps 1.05 --strides 8 --frame "$D/bench-frame.ppm")
+
+# pinned_people MODEL FILE: as pinned_faces, the people scan with MODEL, ours only (medians of 5).
+pinned_people() {
+  local i; mkdir -p /tmp/conc
+  for i in $(seq 0 $(( $(nproc) - 1 ))); do
+    taskset -c $i $B/cascade "${people_cpu[@]}" --model "$1" --cpu-repeats 5 --out /tmp/conc/pp-$i.md > /dev/null 2>&1 &
+  done; wait
+  for i in $(seq 0 $(( $(nproc) - 1 ))); do
+    echo "cpu $i ours $(grep '^| 1280x960' /tmp/conc/pp-$i.md | tail -1 | awk -F'|' '{gsub(/ /,"",$8); print $8}')"
+  done > "$2"
+}
+
+# detect_memory CASCADE FILE: the peak memory (max RSS) of `cascade detect` on one frame, all
+# threads, for the face model at 1920×1080 and the people models at 1280×960 (the bundle's frames
+# resized, nearest, to those sizes), appended to FILE.
+detect_memory() {
+  python3 - "$D" <<'PY'
+import sys
+def read(path):
+    data = open(path, 'rb').read()
+    parts = data.split(maxsplit=4)
+    return int(parts[1]), int(parts[2]), parts[4]
+for src, dst, W, H in (('face-frame.ppm', '/tmp/face-1920.ppm', 1920, 1080), ('bench-frame.ppm', '/tmp/people-1280.ppm', 1280, 960)):
+    w, h, px = read(sys.argv[1] + '/' + src)
+    cols = [3 * (x * w // W) for x in range(W)]
+    rows = []
+    for y in range(H):
+        r = px[3 * w * (y * h // H):3 * w * (y * h // H + 1)]
+        rows.append(bytes(b for c in cols for b in r[c:c + 3]))
+    open(dst, 'wb').write(b'P6\n%d %d\n255\n' % (W, H) + b''.join(rows))
+PY
+  local m f
+  for m in faces-lbp inria-hog-cascade inria-hybrid; do
+    f=/tmp/face-1920.ppm; [ $m != faces-lbp ] && f=/tmp/people-1280.ppm
+    python3 -c "import resource,subprocess,sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); print('$m cascade detect, max RSS MiB', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)" \
+      "$1" -q detect --backend cpu --model experiments/models/$m.h5 $f --json /tmp/det.json 2>&1 | tail -1 | tee -a "$2"
+  done
 }
 
 # efficiency PINNED FILE...: the summed rate of pinned_faces' PINNED against each 16-thread row

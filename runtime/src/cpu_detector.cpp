@@ -2,10 +2,12 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_pipeline.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -18,6 +20,9 @@ const CascadeModel& validated(const CascadeModel& model, const DetectParams& par
     validate(params);
     if (options.levels_in_flight < 1)
         throw std::invalid_argument("CpuOptions::levels_in_flight must be at least 1, not " + std::to_string(options.levels_in_flight));
+    if (!(options.level_area_in_flight >= 0) || !std::isfinite(options.level_area_in_flight))
+        throw std::invalid_argument("CpuOptions::level_area_in_flight must be a finite number >= 0, not " +
+                                    std::to_string(options.level_area_in_flight));
     return model;
 }
 
@@ -26,11 +31,10 @@ const CascadeModel& validated(const CascadeModel& model, const DetectParams& par
 constexpr int kSurvivorChunk = 16;
 }  // namespace
 
-// One level in flight. Reused between levels and frames: no allocation after the first frame of
-// a size.
-struct CpuDetector::LevelWork {
-    // What one row of windows produced; rows are merged in order so the output is thread-independent.
-    struct RowResult {
+// What one level's windows produced, row by row; merged in level and row order so that the
+// output is independent of threads and levels in flight. Reused between frames.
+struct CpuDetector::LevelRows {
+    struct Row {
         std::vector<Detection> detections;
         std::vector<std::uint64_t> rejected;
         std::uint64_t weak = 0;
@@ -41,14 +45,20 @@ struct CpuDetector::LevelWork {
         std::vector<WindowProgress> survivors;
         std::vector<std::uint8_t> passed;
     };
+    std::vector<Row> rows;
+};
+
+// One level in flight's storage: its images and feature planes. Reused between levels and
+// frames: no allocation after the first frame of a size.
+struct CpuDetector::LevelWork {
     // A run of one row's survivors.
     struct Chunk {
         int row, begin, end;
     };
     FramePyramid::Level images;
     LevelFeatures features;
-    std::vector<RowResult> rows;
     std::vector<Chunk> chunks;
+    double pixels = 0;  // of the largest level it held: what its storage has grown to
 };
 
 CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
@@ -56,7 +66,7 @@ CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions opt
 
 CpuDetector::~CpuDetector() = default;
 
-void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& work) const {
+void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& out_rows) const {
     const int ww = model_.window_width, wh = model_.window_height;
     const std::size_t n_stages = model_.stages.size();
     const std::size_t prefix = evaluator_.prefix_stages();
@@ -70,8 +80,8 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     LevelFeatures& features = work.features;
     const int rows = (level.height - wh) / params_.stride + 1;
     const int cols = (level.width - ww) / params_.stride + 1;
-    work.rows.resize(static_cast<std::size_t>(rows));
-    for (LevelWork::RowResult& rr : work.rows) {
+    out_rows.rows.resize(static_cast<std::size_t>(rows));
+    for (LevelRows::Row& rr : out_rows.rows) {
         rr.detections.clear();
         rr.rejected.assign(n_stages, 0);
         rr.weak = rr.scanned = 0;
@@ -79,7 +89,7 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
         rr.survivors.clear();
     }
     // Counts a window's outcome into its row and keeps it as a detection when it is one.
-    auto record = [&](LevelWork::RowResult& out, int x, int y, const WindowOutcome& w) {
+    auto record = [&](LevelRows::Row& out, int x, int y, const WindowOutcome& w) {
         out.weak += w.weak_evaluated;
         if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
         if (w.rejected_at >= 0 && !params_.keep_rejected) return;
@@ -96,7 +106,7 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
         std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
         std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
         for (int row = r.begin(); row < r.end(); ++row) {
-            LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(row)];
+            LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
             const int y = row * params_.stride;
             evaluator_.evaluate_stages_row(features, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
             out.scanned += static_cast<std::uint64_t>(cols);
@@ -122,7 +132,7 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     }
     work.chunks.clear();
     for (int row = 0; row < rows; ++row) {
-        LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(row)];
+        LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
         const int n = static_cast<int>(out.survivors.size());
         out.passed.resize(out.survivors.size());
         for (int b = 0; b < n; b += kSurvivorChunk) work.chunks.push_back({row, b, std::min(n, b + kSurvivorChunk)});
@@ -130,14 +140,14 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, work.chunks.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t c = r.begin(); c < r.end(); ++c) {
             const LevelWork::Chunk& k = work.chunks[c];
-            LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(k.row)];
+            LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(k.row)];
             evaluator_.evaluate_stages_windows(features, out.survivor_x.data() + k.begin, k.end - k.begin, k.row * params_.stride,
                                                prefix, n_stages, out.survivors.data() + k.begin, out.passed.data() + k.begin);
         }
     });
     tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
         for (int row = r.begin(); row < r.end(); ++row) {
-            LevelWork::RowResult& out = work.rows[static_cast<std::size_t>(row)];
+            LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
             for (std::size_t i = 0; i < out.survivors.size(); ++i)
                 record(out, out.survivor_x[i], row * params_.stride,
                        out.passed[i] ? CascadeEvaluator::finish(out.survivors[i]) : out.survivors[i].outcome);
@@ -163,51 +173,63 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     result.stats.rejected_per_stage.assign(n_stages, 0);
     result.stats.levels = static_cast<int>(levels.size());
 
-    // A pipeline over the levels: taken in order, detected up to levels_in_flight at once (each
-    // parallel inside, so threads that would idle at a level's joins take up the next level), and
-    // merged in order. A level's storage comes from the free list when it is taken and returns
-    // to it when it is merged (the first and last filters may run at once: the list has a lock);
-    // the pipeline's tokens bound the levels in flight, so the list has one whenever a level is
-    // taken, and the storage grows only to levels_in_flight.
-    const std::size_t in_flight = std::min(static_cast<std::size_t>(options_.levels_in_flight), levels.size());
-    while (work_.size() < in_flight) work_.push_back(std::make_unique<LevelWork>());
+    // The levels as tasks: started in order (the largest first), up to levels_in_flight at once
+    // and, beyond the first, only while the levels in flight hold at most level_area_in_flight
+    // times the first level's pixels (each level in flight has its own storage: this bounds
+    // their memory); each parallel inside, so threads that would idle at one level's joins take
+    // up another. A finished level frees its storage and starts what now fits. The rows are
+    // merged in level order at the end.
+    const std::size_t n = levels.size();
+    while (rows_.size() < n) rows_.push_back(std::make_unique<LevelRows>());
     free_.clear();
     for (const auto& w : work_) free_.push_back(w.get());
-    std::mutex free_lock;
-    struct Item {
-        std::size_t level;
-        LevelWork* work;
+    auto area = [&](std::size_t li) { return static_cast<double>(levels[li].width) * levels[li].height; };
+    const double budget = options_.level_area_in_flight * area(0);
+    const std::size_t most = static_cast<std::size_t>(options_.levels_in_flight);
+    std::mutex lock;  // guards next, flying, flying_area, free_ and work_
+    std::size_t next = 0, flying = 0;
+    double flying_area = 0;
+    tbb::task_group tasks;
+    // Starts the levels that fit; the caller holds `lock`.
+    std::function<void()> start = [&] {
+        while (next < n && flying < most && (flying == 0 || flying_area + area(next) <= budget)) {
+            if (free_.empty()) {
+                work_.push_back(std::make_unique<LevelWork>());
+                free_.push_back(work_.back().get());
+            }
+            // The largest free storage: levels come largest first, so storages grow only at the
+            // first frame of a size (taking any would grow each to the first level in turn).
+            const auto largest = std::max_element(free_.begin(), free_.end(), [](const LevelWork* a, const LevelWork* b) {
+                return a->pixels < b->pixels;
+            });
+            LevelWork* w = *largest;
+            free_.erase(largest);
+            const std::size_t li = next++;
+            w->pixels = std::max(w->pixels, area(li));
+            ++flying;
+            flying_area += area(li);
+            tasks.run([&, li, w] {
+                detect_level(levels[li], static_cast<int>(li), *w, *rows_[li]);
+                std::lock_guard guard(lock);
+                free_.push_back(w);
+                --flying;
+                flying_area -= area(li);
+                start();
+            });
+        }
     };
-    std::size_t next = 0;
-    tbb::parallel_pipeline(
-        in_flight,
-        tbb::make_filter<void, Item>(tbb::filter_mode::serial_in_order,
-                                     [&](tbb::flow_control& fc) -> Item {
-                                         if (next == levels.size()) {
-                                             fc.stop();
-                                             return {};
-                                         }
-                                         std::lock_guard lock(free_lock);
-                                         if (free_.empty()) throw std::logic_error("CpuDetector: no free level storage");
-                                         LevelWork* w = free_.back();
-                                         free_.pop_back();
-                                         return {next++, w};
-                                     }) &
-            tbb::make_filter<Item, Item>(tbb::filter_mode::parallel,
-                                         [&](Item item) {
-                                             detect_level(levels[item.level], static_cast<int>(item.level), *item.work);
-                                             return item;
-                                         }) &
-            tbb::make_filter<Item, void>(tbb::filter_mode::serial_in_order, [&](Item item) {
-                for (const LevelWork::RowResult& rr : item.work->rows) {
-                    result.stats.windows_scanned += rr.scanned;
-                    result.stats.weak_evaluated += rr.weak;
-                    for (std::size_t s = 0; s < n_stages; ++s) result.stats.rejected_per_stage[s] += rr.rejected[s];
-                    result.detections.insert(result.detections.end(), rr.detections.begin(), rr.detections.end());
-                }
-                std::lock_guard lock(free_lock);
-                free_.push_back(item.work);
-            }));
+    {
+        std::lock_guard guard(lock);
+        start();
+    }
+    tasks.wait();
+    for (std::size_t li = 0; li < n; ++li)
+        for (const LevelRows::Row& rr : rows_[li]->rows) {
+            result.stats.windows_scanned += rr.scanned;
+            result.stats.weak_evaluated += rr.weak;
+            for (std::size_t s = 0; s < n_stages; ++s) result.stats.rejected_per_stage[s] += rr.rejected[s];
+            result.detections.insert(result.detections.end(), rr.detections.begin(), rr.detections.end());
+        }
     return result;
 }
 

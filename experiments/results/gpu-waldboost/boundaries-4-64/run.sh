@@ -6,7 +6,9 @@
 # CPU's thread scaling with the bench's "many frames" column (BulkDetector, a whole frame a
 # thread) for faces, the HoG cascade and the hybrid, each against 16 pinned one-thread runs at
 # once, and the peak memory of a many-frames run at 16 threads. Few files under $OUT.
-source experiments/gpu/device_env.sh  # out, B, D, t0, run_gpu_test, bench_faces, bench_people, faces_cpu, pinned_faces, efficiency
+# (Rewritten after the run for device_env.sh's efficiency, which now reads the bench's Markdown
+# files: the same measurements, rows labelled by file name instead of "faces 1", "faces 2".)
+source experiments/gpu/device_env.sh  # out, B, D, t0, run_gpu_test, bench_faces, bench_people, faces_cpu, people_cpu, pinned_faces, pinned_people, efficiency
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 run_gpu_test 300; echo "  at $(( $(date +%s) - t0 )) s"
 bench_faces $B/cascade experiments/models/faces-lbp.h5 fa-new
@@ -14,27 +16,15 @@ grep -A8 "compaction boundaries and late parts" $out/fa-new.md | grep "^| 1920" 
 bench_people $B/cascade experiments/models/inria-hybrid.h5 pe-new
 grep -A8 "compaction boundaries and late parts" $out/pe-new.md | grep "^| 1280" | awk -F'|' '{print "people 4,64:", $5, " 8,64:", $19, " 16,64:", $18}'
 # CPU: 16 pinned one-thread runs at once, then interleaved 1,16-thread rounds with many frames.
-people_cpu=(-q bench detect --backend cpu --sizes 1280x960 --scale-steps 1.05 --strides 8 --frame "$D/bench-frame.ppm")
-pinned_people() {  # MODEL FILE: as pinned_faces, the people scan, ours only
-  local i; mkdir -p /tmp/conc
-  for i in $(seq 0 $(( $(nproc) - 1 ))); do
-    taskset -c $i $B/cascade "${people_cpu[@]}" --model "$1" --cpu-repeats 5 --out /tmp/conc/pp-$i.md > /dev/null 2>&1 &
-  done; wait
-  for i in $(seq 0 $(( $(nproc) - 1 ))); do
-    echo "cpu $i ours $(grep '^| 1280x960' /tmp/conc/pp-$i.md | tail -1 | awk -F'|' '{gsub(/ /,"",$8); print $8}')"
-  done > "$2"
-}
 pinned_faces $B/cascade /tmp/pin-faces.txt
 for r in 1 2; do
   timeout 200 $B/cascade "${faces_cpu[@]}" --cpu-repeats 9 --cpu-threads 1,16 --out /tmp/sc-fa-$r.md > /dev/null 2>&1
-  echo "faces $r $(grep -E '^\| 1920x1080 \| ×1.1 \| 2 \| 16 \|' /tmp/sc-fa-$r.md)" >> /tmp/sc-faces.txt
 done
-echo "== faces at $(( $(date +%s) - t0 )) s"; efficiency /tmp/pin-faces.txt /tmp/sc-faces.txt | tee "$out/cpu-efficiency.txt"
+echo "== faces at $(( $(date +%s) - t0 )) s"; efficiency /tmp/pin-faces.txt /tmp/sc-fa-1.md /tmp/sc-fa-2.md | tee "$out/cpu-efficiency.txt"
 for m in inria-hog-cascade inria-hybrid; do
   pinned_people experiments/models/$m.h5 /tmp/pin-$m.txt
   timeout 200 $B/cascade "${people_cpu[@]}" --model experiments/models/$m.h5 --cpu-repeats 7 --cpu-threads 1,16 --out /tmp/sc-$m.md > /dev/null 2>&1
-  echo "$m $(grep -E '^\| 1280x960 \| ×1.05 \| 8 \| 16 \|' /tmp/sc-$m.md)" > /tmp/sc-$m.txt
-  echo "== $m at $(( $(date +%s) - t0 )) s"; efficiency /tmp/pin-$m.txt /tmp/sc-$m.txt | tee -a "$out/cpu-efficiency.txt"
+  echo "== $m at $(( $(date +%s) - t0 )) s"; efficiency /tmp/pin-$m.txt /tmp/sc-$m.md | tee -a "$out/cpu-efficiency.txt"
 done
 cat /tmp/sc-fa-1.md /tmp/sc-inria-hog-cascade.md /tmp/sc-inria-hybrid.md | grep -A6 "many frames, ms" > "$out/cpu-scaling-tables.txt"
 cat /tmp/pin-faces.txt /tmp/pin-inria-*.txt > "$out/pinned.txt"

@@ -1,8 +1,8 @@
 #pragma once
-// The CPU backend: TBB over the pyramid's levels, several at once (a pipeline whose tokens are
-// the levels in flight, each with its own images and features), and inside each level over its
-// features and window rows. Output is independent of the number of threads and of the levels in
-// flight: each level's windows are merged in level order.
+// The CPU backend: TBB over the pyramid's levels, several at once (CpuOptions: each level in
+// flight with its own images and features), and inside each level over its features, window rows
+// and survivors. Output is independent of the number of threads and of the levels in flight:
+// each level's windows are merged in level order.
 #include <memory>
 #include <vector>
 
@@ -14,10 +14,15 @@ namespace cascadekit {
 
 struct CpuOptions {
     PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
-    // Pyramid levels detected at once, each in its own storage (a level's images and feature
-    // planes: the memory of one more level a level in flight). 1: one level after another, each
-    // parallel inside, whose fork-joins leave threads idle at every small level. Must be >= 1.
-    int levels_in_flight = 4;
+    // Pyramid levels detected at once, each in its own storage (its images and feature planes),
+    // started in order, the largest first: at most levels_in_flight, and beyond the first only
+    // while the levels in flight hold at most level_area_in_flight times the first level's
+    // pixels, which bounds the storage to about that many first levels' (a HoG model's integral
+    // histograms take 36 bytes a pixel). levels_in_flight 1: one level after another, each
+    // parallel inside, whose joins leave threads idle at every small level.
+    // experiments/results/cpu-scaling.md measures them. levels_in_flight >= 1; area >= 0.
+    int levels_in_flight = 8;
+    double level_area_in_flight = 2.0;
 };
 
 // Thread safety: as Detector (one detect() at a time per object; it parallelises inside).
@@ -38,13 +43,15 @@ private:
     DetectParams params_;
     CpuOptions options_;
     CascadeEvaluator evaluator_;
-    struct LevelWork;  // one level in flight: its images, feature planes and rows' results
-    void detect_level(const PyramidLevel& level, int index, LevelWork& work) const;
+    struct LevelWork;  // one level in flight's storage: its images and feature planes
+    struct LevelRows;  // what one level's rows of windows produced
+    void detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& rows) const;
 
     // Reused between frames: no allocation after the first frame of a size.
     FramePyramid frames_;                           // the frame's gray (and colour) pyramid
-    std::vector<std::unique_ptr<LevelWork>> work_;  // levels_in_flight of them, in use or free
-    std::vector<LevelWork*> free_;
+    std::vector<std::unique_ptr<LevelWork>> work_;  // as many as were ever in flight at once
+    std::vector<LevelWork*> free_;                  // those not in flight
+    std::vector<std::unique_ptr<LevelRows>> rows_;  // a level's each
 };
 
 }  // namespace cascadekit
