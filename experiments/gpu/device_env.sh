@@ -4,8 +4,8 @@
 # Defines: out (${OUT:-out}, created), B (the binaries), D (the bundle's data), row (a regex for the
 # rows of `cascade bench detect`'s "CUDA design choices" table), t0 (when it was sourced), and
 # run_gpu_test, bench_faces, bench_people, ab_faces, ab_people, sanitize_waldboost, and for the
-# CPU's thread scaling faces_cpu, people_cpu, pinned_faces, pinned_people, detect_memory and
-# efficiency.
+# CPU's thread scaling faces_cpu, people_cpu, pinned_faces, pinned_people, bench_frames,
+# detect_memory and efficiency.
 set -uo pipefail
 out=${OUT:-out}
 mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
@@ -115,10 +115,9 @@ pinned_people() {
   done > "$2"
 }
 
-# detect_memory CASCADE FILE: the peak memory (max RSS) of `cascade detect` on one frame, all
-# threads, for the face model at 1920×1080 and the people models at 1280×960 (the bundle's frames
-# resized, nearest, to those sizes), appended to FILE.
-detect_memory() {
+# bench_frames: the bundle's face and people frames resized (nearest) to the benchmark sizes, as
+# /tmp/face-1920.ppm (1920×1080) and /tmp/people-1280.ppm (1280×960).
+bench_frames() {
   python3 - "$D" <<'PY'
 import sys
 def read(path):
@@ -134,6 +133,13 @@ for src, dst, W, H in (('face-frame.ppm', '/tmp/face-1920.ppm', 1920, 1080), ('b
         rows.append(bytes(b for c in cols for b in r[c:c + 3]))
     open(dst, 'wb').write(b'P6\n%d %d\n255\n' % (W, H) + b''.join(rows))
 PY
+}
+
+# detect_memory CASCADE FILE: the peak memory (max RSS) of `cascade detect` on one frame, all
+# threads, for the face model at 1920×1080 and the people models at 1280×960 (bench_frames),
+# appended to FILE.
+detect_memory() {
+  bench_frames
   local m f
   for m in faces-lbp inria-hog-cascade inria-hybrid; do
     f=/tmp/face-1920.ppm; [ $m != faces-lbp ] && f=/tmp/people-1280.ppm
