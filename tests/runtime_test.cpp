@@ -354,8 +354,8 @@ TEST(CpuDetector, ColourGradientsAgreeWithAPlainReferenceOnEveryWindow) {
 }
 
 // Any thread count and any levels in flight (CpuOptions::levels_in_flight and
-// level_area_in_flight: levels detected at once, each in its own storage, merged in level order;
-// area 0: one at a time, as levels_in_flight 1) give the same bytes, on a
+// level_memory_in_flight: levels detected at once, each in its own storage, merged in level order;
+// memory 0: one at a time, as levels_in_flight 1) give the same bytes, on a
 // HoG cascade and on a hybrid whose HoG stages see only the survivors of its LBP prefix.
 TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
     for (const auto& [seed, lbp] : {std::pair{51u, 0}, std::pair{61u, 6}}) {
@@ -377,13 +377,16 @@ TEST(CpuDetector, SameOutputEveryRunAndForAnyThreadCount) {
             // bands among them) split as they would on a machine with that many cores.
             tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
             tbb::task_arena(static_cast<int>(threads)).execute([&] {
-                for (const auto& [in_flight, area] : {std::pair{1, 2.0}, std::pair{2, 100.0}, std::pair{5, 0.0}, std::pair{8, 2.0},
-                                                      std::pair{64, 1.5}, std::pair{64, 100.0}}) {
-                    CpuDetector detector(m, p, CpuOptions{.levels_in_flight = in_flight, .level_area_in_flight = area});
+                // Memory budgets: the default, none (one level at a time, as levels_in_flight 1),
+                // about two first levels, and more than all levels need.
+                constexpr std::size_t kMiB = std::size_t{1} << 20;
+                for (const auto& [in_flight, memory] : {std::pair{1, 256 * kMiB}, std::pair{2, 1024 * kMiB}, std::pair{5, std::size_t{0}},
+                                                        std::pair{8, 256 * kMiB}, std::pair{64, 3 * kMiB}, std::pair{64, 1024 * kMiB}}) {
+                    CpuDetector detector(m, p, CpuOptions{.levels_in_flight = in_flight, .level_memory_in_flight = memory});
                     for (int run = 0; run < 2; ++run) {  // also reusing the detector's buffers
                         const DetectResult again = detector.detect(img.view());
                         const std::string what = std::to_string(threads) + " threads, " + std::to_string(in_flight) +
-                                                 " levels in flight, area " + std::to_string(area);
+                                                 " levels in flight, " + std::to_string(memory) + " bytes";
                         EXPECT_EQ(again.detections, first.detections) << what;
                         EXPECT_EQ(again.stats, first.stats) << what;
                     }
@@ -423,8 +426,6 @@ TEST(CpuDetector, RejectsBadRequests) {
     EXPECT_THROW(Detector::create(bad, {}), ModelError);
     EXPECT_THROW(Detector::create(m, {}, Backend::Cuda), DetectError);
     EXPECT_THROW(CpuDetector(m, {}, CpuOptions{.levels_in_flight = 0}), std::invalid_argument);
-    EXPECT_THROW(CpuDetector(m, {}, CpuOptions{.level_area_in_flight = -1}), std::invalid_argument);
-    EXPECT_THROW(CpuDetector(m, {}, CpuOptions{.level_area_in_flight = NAN}), std::invalid_argument);
     std::uint8_t px = 0;
     EXPECT_THROW(Detector::create(m, {})->detect({&px, 1, 1, 1, 2}), ImageError);
 }

@@ -5,7 +5,6 @@
 #include <tbb/task_group.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -20,9 +19,6 @@ const CascadeModel& validated(const CascadeModel& model, const DetectParams& par
     validate(params);
     if (options.levels_in_flight < 1)
         throw std::invalid_argument("CpuOptions::levels_in_flight must be at least 1, not " + std::to_string(options.levels_in_flight));
-    if (!(options.level_area_in_flight >= 0) || !std::isfinite(options.level_area_in_flight))
-        throw std::invalid_argument("CpuOptions::level_area_in_flight must be a finite number >= 0, not " +
-                                    std::to_string(options.level_area_in_flight));
     return model;
 }
 
@@ -58,13 +54,25 @@ struct CpuDetector::LevelWork {
     FramePyramid::Level images;
     LevelFeatures features;
     std::vector<Chunk> chunks;
-    double pixels = 0;  // of the largest level it held: what its storage has grown to
+    std::size_t pixels = 0;  // of the largest level it held: what its storage has grown to
 };
 
 CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
     : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_, options_)) {}
 
 CpuDetector::~CpuDetector() = default;
+
+bool CpuDetector::survivor_blocks() const {
+    const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
+    return options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral;
+}
+
+std::size_t CpuDetector::bytes_per_level_pixel() const {
+    const FeatureNeeds needs = evaluator_.needs();
+    const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && evaluator_.prefix_stages() > 0 && !params_.keep_rejected;
+    return 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
+           (needs.hog ? (lazy && survivor_blocks() ? 4 : 4 * kOrientationBins) : 0);
+}
 
 void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& out_rows) const {
     const int ww = model_.window_width, wh = model_.window_height;
@@ -124,7 +132,7 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     // The other planes only for a level where some window survived the prefix, and the rest of
     // the cascade only on the survivors, in runs of a row's survivors.
     const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
-    if (options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral) {
+    if (survivor_blocks()) {
         features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
         features.hog_from_gradients = true;
     } else {
@@ -174,25 +182,25 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     result.stats.levels = static_cast<int>(levels.size());
 
     // The levels as tasks: started in order (the largest first), up to levels_in_flight at once
-    // and, beyond the first, only while the levels in flight hold at most level_area_in_flight
-    // times the first level's pixels (each level in flight has its own storage: this bounds
-    // their memory); each parallel inside, so threads that would idle at one level's joins take
-    // up another. A finished level frees its storage and starts what now fits. The rows are
-    // merged in level order at the end.
+    // and, beyond the first, only while the levels in flight take at most level_memory_in_flight
+    // bytes of storage (each level in flight has its own); each parallel inside, so threads that
+    // would idle at one level's joins take up another. A finished level frees its storage and
+    // starts what now fits. The rows are merged in level order at the end.
     const std::size_t n = levels.size();
     while (rows_.size() < n) rows_.push_back(std::make_unique<LevelRows>());
     free_.clear();
     for (const auto& w : work_) free_.push_back(w.get());
-    auto area = [&](std::size_t li) { return static_cast<double>(levels[li].width) * levels[li].height; };
-    const double budget = options_.level_area_in_flight * area(0);
+    const std::size_t per_pixel = bytes_per_level_pixel();
+    auto area = [&](std::size_t li) { return static_cast<std::size_t>(levels[li].width) * static_cast<std::size_t>(levels[li].height); };
+    auto bytes = [&](std::size_t li) { return area(li) * per_pixel; };
+    const std::size_t budget = options_.level_memory_in_flight;
     const std::size_t most = static_cast<std::size_t>(options_.levels_in_flight);
-    std::mutex lock;  // guards next, flying, flying_area, free_ and work_
-    std::size_t next = 0, flying = 0;
-    double flying_area = 0;
+    std::mutex lock;  // guards next, flying, flying_bytes, free_ and work_
+    std::size_t next = 0, flying = 0, flying_bytes = 0;
     tbb::task_group tasks;
     // Starts the levels that fit; the caller holds `lock`.
     std::function<void()> start = [&] {
-        while (next < n && flying < most && (flying == 0 || flying_area + area(next) <= budget)) {
+        while (next < n && flying < most && (flying == 0 || flying_bytes + bytes(next) <= budget)) {
             if (free_.empty()) {
                 work_.push_back(std::make_unique<LevelWork>());
                 free_.push_back(work_.back().get());
@@ -207,13 +215,13 @@ DetectResult CpuDetector::detect(const ImageView& image) {
             const std::size_t li = next++;
             w->pixels = std::max(w->pixels, area(li));
             ++flying;
-            flying_area += area(li);
+            flying_bytes += bytes(li);
             tasks.run([&, li, w] {
                 detect_level(levels[li], static_cast<int>(li), *w, *rows_[li]);
                 std::lock_guard guard(lock);
                 free_.push_back(w);
                 --flying;
-                flying_area -= area(li);
+                flying_bytes -= bytes(li);
                 start();
             });
         }

@@ -242,7 +242,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     validate(p);
                     CpuOptions cpu_options;
                     if (o.cpu_levels > 0) cpu_options.levels_in_flight = o.cpu_levels;
-                    if (o.cpu_level_area >= 0) cpu_options.level_area_in_flight = o.cpu_level_area;
+                    if (o.cpu_level_mib >= 0) cpu_options.level_memory_in_flight = static_cast<std::size_t>(o.cpu_level_mib * (1 << 20));
                     CpuDetector cpu(model, p, cpu_options);
                     const DetectResult ref = cpu.detect(view);
                     r.windows = ref.stats.windows_scanned;
@@ -618,8 +618,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                   "the time at this one; efficiency: speed-up per thread relative to that first count. The host: "
                << cpu_cores() << ".\n\n"
                << "Ours: one frame, up to " << (o.cpu_levels > 0 ? o.cpu_levels : CpuOptions{}.levels_in_flight)
-               << " pyramid levels in flight holding up to " << (o.cpu_level_area >= 0 ? o.cpu_level_area : CpuOptions{}.level_area_in_flight)
-               << " times the first level's pixels (CpuOptions::levels_in_flight, level_area_in_flight); one level at a time: the same detector with "
+               << " pyramid levels in flight taking up to "
+               << (o.cpu_level_mib >= 0 ? o.cpu_level_mib : static_cast<double>(CpuOptions{}.level_memory_in_flight >> 20))
+               << " MiB of storage (CpuOptions::levels_in_flight, level_memory_in_flight); one level at a time: the same detector with "
                   "levels in flight 1, each level parallel inside. Many frames: `BulkDetector` on the CPU with one whole frame a "
                   "worker thread, 2 × threads copies of the frame a run; ms per frame (the run's time over its frames) and its "
                   "speed-up and efficiency likewise.\n\n"

@@ -172,7 +172,7 @@ struct BenchDetectOptions {
     bool no_cpu = false;   // skip timing our CPU backend
     std::vector<int> cpu_threads;  // also time the CPU backend (and the peer) at these thread counts: a scaling table
     int cpu_levels = 0;    // CpuOptions::levels_in_flight of our CPU rows; 0: the default
-    double cpu_level_area = -1;  // CpuOptions::level_area_in_flight of our CPU rows; < 0: the default
+    double cpu_level_mib = -1;  // CpuOptions::level_memory_in_flight of our CPU rows, MiB; < 0: the default
     std::string out;       // Markdown file
     std::string command_line;
 };

@@ -401,9 +401,9 @@ int main(int argc, char** argv) {
                              "time, each parallel inside), 0 = its default")
         ->check(CLI::Range(0, 1024))
         ->capture_default_str();
-    bench_detect->add_option("--cpu-level-area", bd.cpu_level_area,
-                             "Beyond the first, levels in flight of our CPU backend hold at most this many times the first "
-                             "level's pixels (CpuOptions::level_area_in_flight), default: its default")
+    bench_detect->add_option("--cpu-level-mib", bd.cpu_level_mib,
+                             "Beyond the first, the levels in flight of our CPU backend take at most this many MiB of storage "
+                             "(CpuOptions::level_memory_in_flight), default: its default")
         ->check(CLI::Range(0.0, 1e6));
     bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();
     bench_detect->add_option("--slots", bd.slots, "Frames in flight in a batch (streams)")->capture_default_str();

@@ -3,6 +3,7 @@
 // flight with its own images and features), and inside each level over its features, window rows
 // and survivors. Output is independent of the number of threads and of the levels in flight:
 // each level's windows are merged in level order.
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -16,13 +17,14 @@ struct CpuOptions {
     PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
     // Pyramid levels detected at once, each in its own storage (its images and feature planes),
     // started in order, the largest first: at most levels_in_flight, and beyond the first only
-    // while the levels in flight hold at most level_area_in_flight times the first level's
-    // pixels, which bounds the storage to about that many first levels' (a HoG model's integral
-    // histograms take 36 bytes a pixel). levels_in_flight 1: one level after another, each
-    // parallel inside, whose joins leave threads idle at every small level.
-    // experiments/results/cpu-scaling.md measures them. levels_in_flight >= 1; area >= 0.
+    // while the levels in flight take at most level_memory_in_flight bytes of storage (estimated
+    // from the planes the model reads: 1 byte a pixel for the gray level, 3 more for colour, 4
+    // for a gray integral image or a gradient plane, 36 for a HoG integral histogram).
+    // levels_in_flight 1: one level after another, each parallel inside, whose joins leave
+    // threads idle at every small level. experiments/results/cpu-scaling.md measures them.
+    // levels_in_flight >= 1.
     int levels_in_flight = 8;
-    double level_area_in_flight = 2.0;
+    std::size_t level_memory_in_flight = std::size_t{256} << 20;
 };
 
 // Thread safety: as Detector (one detect() at a time per object; it parallelises inside).
@@ -46,6 +48,9 @@ private:
     struct LevelWork;  // one level in flight's storage: its images and feature planes
     struct LevelRows;  // what one level's rows of windows produced
     void detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& rows) const;
+    // After an LBP prefix, whether the rest's HoG blocks come from gradient planes (SurvivorBlocks).
+    bool survivor_blocks() const;
+    std::size_t bytes_per_level_pixel() const;  // a level's storage (CpuOptions::level_memory_in_flight)
 
     // Reused between frames: no allocation after the first frame of a size.
     FramePyramid frames_;                           // the frame's gray (and colour) pyramid

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 21: levels in flight as level tasks under an area budget (CpuOptions::levels_in_flight 8,
+# Session 21, commit 306aaa7 (--cpu-level-area became --cpu-level-mib later in the session,
+# ../memory/run.sh): levels in flight as level tasks under an area budget (CpuOptions::levels_in_flight 8,
 # level_area_in_flight 2 by default) on the GPU machine's 16 CPUs. gpu_test first (the CPU
 # detector against the GPU, window by window); then, on the same host, 16 pinned one-thread
 # detectors at once as the reference (pinned_faces, and the same for the people models), and
