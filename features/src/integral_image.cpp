@@ -67,13 +67,15 @@ void IntegralImage::compute(const GrayImage& image) {
     const int band = (height_ + bands - 1) / bands, n_bands = (height_ + band - 1) / band;
     auto band_rows = [&](int b) { return std::pair{b * band, std::min(height_, (b + 1) * band)}; };
     const int w = width_;
-    sums_.resize(static_cast<std::size_t>(n_bands) * static_cast<std::size_t>(w));
+    // A band's column sums in a row of `stride` (w + 1) entries: step 3 turns it in place into the
+    // table row above the band.
+    if (sums_.size() < static_cast<std::size_t>(n_bands) * stride) sums_.resize(static_cast<std::size_t>(n_bands) * stride);
     std::uint32_t* sums = sums_.data();
     tbb::parallel_for(0, n_bands, [&](int b) {
         // The bound in a local and __restrict__: otherwise the stores might change the bound or
         // the pixels (uint8_t may alias anything), and GCC leaves the loop scalar.
         const int n = w;
-        std::uint32_t* __restrict__ c = sums + static_cast<std::size_t>(b) * static_cast<std::size_t>(n);
+        std::uint32_t* __restrict__ c = sums + static_cast<std::size_t>(b) * stride;
         std::fill_n(c, n, 0u);
         const auto [y0, y1] = band_rows(b);
         for (int y = y0; y < y1; ++y) {
@@ -89,7 +91,7 @@ void IntegralImage::compute(const GrayImage& image) {
             std::uint32_t run[kChunk] = {};
             const int n = std::min(kChunk, r.end() - x0);
             for (int b = 0; b < n_bands; ++b) {
-                std::uint32_t* c = sums + static_cast<std::size_t>(b) * static_cast<std::size_t>(w) + x0;
+                std::uint32_t* c = sums + static_cast<std::size_t>(b) * stride + x0;
                 for (int i = 0; i < n; ++i) {
                     const std::uint32_t t = c[i];
                     c[i] = run[i];
@@ -102,12 +104,18 @@ void IntegralImage::compute(const GrayImage& image) {
         const auto [y0, y1] = band_rows(b);
         if (b == 0) return integrate_rows(image, y0, y1, nullptr, table, stride);
         // Table row y0 (image rows above the band; band b − 1 writes it as its last row): the
-        // prefix along x of the column sums above the band, formed here in the band's own buffer.
-        std::vector<std::uint32_t> above(stride);
-        const std::uint32_t* c = sums + static_cast<std::size_t>(b) * w;
+        // prefix along x of the column sums above the band, formed in place in the band's row of
+        // sums (entry x + 1 from entries 0 … x, so from the end).
+        std::uint32_t* c = sums + static_cast<std::size_t>(b) * stride;
         std::uint32_t s = 0;
-        for (int x = 0; x < w; ++x) above[static_cast<std::size_t>(x) + 1] = s += c[x];
-        integrate_rows(image, y0, y1, above.data(), table, stride);
+        for (int x = 0; x < w; ++x) s += c[x];
+        for (int x = w; x > 0; --x) {
+            const std::uint32_t column = c[x - 1];
+            c[x] = s;
+            s -= column;
+        }
+        c[0] = 0;
+        integrate_rows(image, y0, y1, c, table, stride);
     });
 }
 

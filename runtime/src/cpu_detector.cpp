@@ -58,28 +58,21 @@ struct CpuDetector::LevelWork {
 };
 
 CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
-    : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_, options_)) {}
+    : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_, options_)) {
+    // Detections stay in scan order either way; keep_rejected wants every window in that order.
+    lazy_ = options_.prefix_planes != PrefixPlanes::EveryLevel && evaluator_.prefix_stages() > 0 && !params_.keep_rejected;
+    const FeatureNeeds needs = evaluator_.needs(), rest = needs.minus(evaluator_.prefix_needs());
+    survivor_blocks_ = lazy_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral;
+    bytes_per_level_pixel_ = 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
+                             (needs.hog ? (survivor_blocks_ ? 4 : 4 * kOrientationBins) : 0);
+}
 
 CpuDetector::~CpuDetector() = default;
-
-bool CpuDetector::survivor_blocks() const {
-    const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
-    return options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral;
-}
-
-std::size_t CpuDetector::bytes_per_level_pixel() const {
-    const FeatureNeeds needs = evaluator_.needs();
-    const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && evaluator_.prefix_stages() > 0 && !params_.keep_rejected;
-    return 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
-           (needs.hog ? (lazy && survivor_blocks() ? 4 : 4 * kOrientationBins) : 0);
-}
 
 void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& out_rows) const {
     const int ww = model_.window_width, wh = model_.window_height;
     const std::size_t n_stages = model_.stages.size();
     const std::size_t prefix = evaluator_.prefix_stages();
-    // Detections stay in scan order either way; keep_rejected wants every window in that order.
-    const bool lazy = options_.prefix_planes != PrefixPlanes::EveryLevel && prefix > 0 && !params_.keep_rejected;
     const GradientParams gradient = model_.hog.gradient();
 
     frames_.level(level, work.images);
@@ -107,8 +100,8 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     };
     // Every window through the stages its first planes serve: the whole cascade, or (lazy) only
     // the prefix, keeping the survivors for the other planes.
-    const std::size_t first = lazy ? prefix : n_stages;
-    compute_level_features(img, lazy ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features, level_colour);
+    const std::size_t first = lazy_ ? prefix : n_stages;
+    compute_level_features(img, lazy_ ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features, level_colour);
     std::atomic<bool> any(false);
     tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
         std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
@@ -131,12 +124,11 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     if (!any.load()) return;
     // The other planes only for a level where some window survived the prefix, and the rest of
     // the cascade only on the survivors, in runs of a row's survivors.
-    const FeatureNeeds rest = evaluator_.needs().minus(evaluator_.prefix_needs());
-    if (survivor_blocks()) {
+    if (survivor_blocks_) {
         features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
         features.hog_from_gradients = true;
     } else {
-        compute_level_features(img, rest, gradient, features, level_colour);
+        compute_level_features(img, evaluator_.needs().minus(evaluator_.prefix_needs()), gradient, features, level_colour);
     }
     work.chunks.clear();
     for (int row = 0; row < rows; ++row) {
@@ -190,7 +182,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     while (rows_.size() < n) rows_.push_back(std::make_unique<LevelRows>());
     free_.clear();
     for (const auto& w : work_) free_.push_back(w.get());
-    const std::size_t per_pixel = bytes_per_level_pixel();
+    const std::size_t per_pixel = bytes_per_level_pixel_;
     auto area = [&](std::size_t li) { return static_cast<std::size_t>(levels[li].width) * static_cast<std::size_t>(levels[li].height); };
     auto bytes = [&](std::size_t li) { return area(li) * per_pixel; };
     const std::size_t budget = options_.level_memory_in_flight;

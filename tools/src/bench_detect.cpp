@@ -260,17 +260,18 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         }
                         r.cpun = median_ms(o.cpu_repeats, [&] { cpu.detect(view); });
                         if (!o.cpu_threads.empty()) {
-                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, [&](int threads) {
-                                tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-                                return median_ms(1, [&] { cpu.detect(view); }, false);
-                            }, r.cpu_at, r.cpu_up);
+                            // One frame by `d` on that many threads, ms.
+                            auto one_frame = [&](CpuDetector& d) {
+                                return [&d, &view](int threads) {
+                                    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+                                    return median_ms(1, [&] { d.detect(view); }, false);
+                                };
+                            };
+                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, one_frame(cpu), r.cpu_at, r.cpu_up);
                             // The levels one at a time, each parallel inside (the CPU backend before
                             // levels in flight), for comparison in the same run.
                             CpuDetector one_level(model, p, CpuOptions{.levels_in_flight = 1});
-                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, [&](int threads) {
-                                tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-                                return median_ms(1, [&] { one_level.detect(view); }, false);
-                            }, r.level1_at, r.level1_up);
+                            interleaved_scaling(o.cpu_threads, o.cpu_repeats, one_frame(one_level), r.level1_at, r.level1_up);
                             // Many frames: each worker thread detects whole frames (BulkDetector with no
                             // frame too large to share the threads), the throughput a folder or a video
                             // gets when memory allows a detector a thread.

@@ -48,9 +48,10 @@ private:
     struct LevelWork;  // one level in flight's storage: its images and feature planes
     struct LevelRows;  // what one level's rows of windows produced
     void detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& rows) const;
-    // After an LBP prefix, whether the rest's HoG blocks come from gradient planes (SurvivorBlocks).
-    bool survivor_blocks() const;
-    std::size_t bytes_per_level_pixel() const;  // a level's storage (CpuOptions::level_memory_in_flight)
+    // Fixed by the model, parameters and options (set by the constructor):
+    bool lazy_ = false;             // an LBP prefix runs first, the other planes only where windows survive it
+    bool survivor_blocks_ = false;  // lazy_ and the rest's HoG blocks come from gradient planes (SurvivorBlocks)
+    std::size_t bytes_per_level_pixel_ = 0;  // a level's storage (CpuOptions::level_memory_in_flight)
 
     // Reused between frames: no allocation after the first frame of a size.
     FramePyramid frames_;                           // the frame's gray (and colour) pyramid
