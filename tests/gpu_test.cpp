@@ -462,6 +462,22 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
             }
         ++run;
     }
+    // Blocks wider than the plane kernels' kPlaneThreads (256) threads, in a 320-wide window: each
+    // thread then sums more than one column of a block.
+    CascadeModel m = random_model(333u, 3, 6, 6);
+    m.window_width = 320;
+    const Rect wide[] = {{0, 0, 320, 128}, {8, 6, 300, 40}, {2, 60, 258, 64}};
+    for (Stage& s : m.stages)
+        if (s.kind() == HogSvmStage::kKind) {
+            auto& learners = s.as<HogSvmStage>().learners;
+            for (std::size_t i = 0; i < learners.size(); i += 2) learners[i].block = wide[i / 2 % 3];
+        }
+    const Frame f = rgb_frame(517, 311, 77u);
+    calibrate_on(m, f.view);
+    DetectParams p;
+    p.stride = 4;
+    p.scale_step = 1.2;
+    compare_backends(m, p, f.view, "hybrid, blocks up to 320 wide, survivor blocks", CudaOptions{.prefix_planes = PrefixPlanes::SurvivorBlocks});
 }
 
 TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
