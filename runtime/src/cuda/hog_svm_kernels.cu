@@ -17,10 +17,11 @@ struct DevLearner {
     int bx, by, bw, bh;
     float w[kBlockDims];
     float bias, alpha;
-    // For the sums from gradient planes (plane_stage_sum): block rows a pass of kPlaneThreads
-    // threads covers (kPlaneThreads / bw, at least 1), and ceil(2^32 / bw), so that a thread's
-    // row is __umulhi(t, bw_magic) = t / bw without a division (exact for t · bw < 2^32).
-    int rows_per_pass;
+    // For the sums from gradient planes (plane_stage_sum): the learner's threads of its chunk
+    // (plane_threads: t0 … t0 + threads - 1), the block rows they cover a pass (threads / bw; 1 when
+    // fewer threads than columns), and ceil(2^32 / bw), so that a thread's row is
+    // __umulhi(t - t0, bw_magic) = (t - t0) / bw without a division (exact for t · bw < 2^32).
+    int t0, threads, rows_per_pass;
     std::uint32_t bw_magic;
 };
 
@@ -38,6 +39,7 @@ struct HogStageArgs {
     BlockNorm norm;
     float epsilon, hys_clip;
     bool split;  // HogParams::votes is split: gradient-plane entries carry an upper share
+    const std::uint8_t* owner;  // plane sums: chunk c's thread t sums learner owner[c · kPlaneThreads + t] of the chunk (kIdle: none)
 };
 
 __device__ __forceinline__ float learner_vote(const DevLearner& l, const HogStageArgs& a, long long base, int pitch) {
@@ -133,13 +135,49 @@ __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, Ho
 // After an LBP prefix, from gradient planes (PrefixPlanes::SurvivorBlocks): no integral
 // histograms; each survivor's blocks are summed pixel by pixel. Thread mapping: one block of
 // kPlaneThreads threads per window (grid-stride over the survivors); the learners in chunks of up
-// to kPlaneChunk: for each learner of the chunk, the block's threads split its pixels and add them
-// into its 36 cell bins in shared memory (shared atomics: integer sums, exact in any order, so
+// to kPlaneChunk: the chunk's learners side by side, each on its share of the block's threads
+// (plane_threads), which add its pixels into its 36 cell bins in shared memory (shared atomics: integer sums, exact in any order, so
 // equal to the integral histogram's differences); thread j then normalises learner j and votes;
 // thread 0 adds the votes in learner order, as hog_stage_sum does on the CPU. A stage's pixels are
 // spread over the whole block, so its critical path is short even for the few windows of late
 // stages (a warp per learner took 50 µs a stage at 1280×960).
 constexpr int kPlaneThreads = 256, kPlaneChunk = 16;
+constexpr std::uint8_t kIdle = 0xFF;  // HogStageArgs::owner: a thread with no learner
+
+// Shares a chunk's kPlaneThreads threads among its m learners (blocks bw × bh) so that the one
+// with the most pixels a thread has few: every learner starts with one thread, then the learner
+// whose threads have the most pixels each gets more (one more while it has fewer threads than
+// columns, then another row of bw) until that one cannot. Sets each learner's t0, threads,
+// rows_per_pass and bw_magic and writes the chunk's owner table (kIdle for threads left over).
+void plane_threads(DevLearner* chunk, int m, std::uint8_t* owner) {
+    auto pixels_a_thread = [](const DevLearner& l, int u) {
+        return u < l.bw ? l.bh * ((l.bw + u - 1) / u) : ((l.bh + u / l.bw - 1) / (u / l.bw));
+    };
+    auto more = [](const DevLearner& l, int u) { return u < l.bw ? 1 : (u / l.bw + 1) * l.bw - u; };
+    std::vector<int> u(static_cast<std::size_t>(m), 1);
+    int left = kPlaneThreads - m;
+    for (;;) {  // the chunk takes as long as its slowest learner: help that one while threads are left
+        int slowest = 0;
+        for (int j = 1; j < m; ++j)
+            if (pixels_a_thread(chunk[j], u[j]) > pixels_a_thread(chunk[slowest], u[slowest])) slowest = j;
+        const int add = more(chunk[slowest], u[slowest]);
+        if (add > left) break;
+        left -= add;
+        u[static_cast<std::size_t>(slowest)] += add;
+    }
+    std::fill(owner, owner + kPlaneThreads, kIdle);
+    int t0 = 0;
+    for (int j = 0; j < m; ++j) {
+        DevLearner& l = chunk[j];
+        l.t0 = t0;
+        l.threads = u[static_cast<std::size_t>(j)];
+        l.rows_per_pass = std::max(1, l.threads / l.bw);
+        l.bw_magic = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) + static_cast<std::uint64_t>(l.bw) - 1) /
+                                                static_cast<std::uint64_t>(l.bw));
+        std::fill(owner + t0, owner + t0 + l.threads, static_cast<std::uint8_t>(j));
+        t0 += l.threads;
+    }
+}
 
 // The window's first gradient-plane pixel (level L, window id) and the level's row length.
 __device__ __forceinline__ const std::uint32_t* window_plane(const SurvivorArgs& a, const std::uint32_t* G, std::uint32_t id,
@@ -163,45 +201,45 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
         const int m = min(kPlaneChunk, h.stage.count - c0);
         for (int i = threadIdx.x; i < m * kBlockDims; i += kPlaneThreads) bins[i] = 0;
         __syncthreads();
-        for (int j = 0; j < m; ++j) {
+        // The chunk's learners side by side, each on its own threads (plane_threads), so that a
+        // chunk takes as long as its slowest share, not the sum of its learners. Thread t of a
+        // learner's u threads takes column t mod bw of rows t / bw, t / bw + rows, … (when u < bw:
+        // columns t, t + u, … of every row), so its cell column is fixed and its pixel pointer
+        // advances by a constant: a pixel costs a load, a shift, a mask and a shared atomic.
+        const int t = static_cast<int>(threadIdx.x);
+        if (const int j = h.owner[c0 / kPlaneChunk * kPlaneThreads + t]; j != kIdle) {
             const DevLearner& l = h.learners[c0 + j];
-            const int bw = l.bw, bh = l.bh, rows = l.rows_per_pass;
-            // Thread t takes column t mod bw of rows t / bw, t / bw + rows, …: its cell column is
-            // fixed and its pixel pointer advances by a constant, so a pixel costs a load, a shift,
-            // a mask and a shared atomic (the mapping before, pixel q = t + k·kPlaneThreads in
-            // row-major order, carried a row and a column per pixel: 27 PTX instructions a pixel
-            // against 10). Threads t >= rows · bw idle: in a 64-wide window at most a fifth (bw 52).
-            const int t = static_cast<int>(threadIdx.x);
-            const int row0 = static_cast<int>(__umulhi(static_cast<std::uint32_t>(t), l.bw_magic));
-            if (row0 >= rows) continue;
-            const long long step = static_cast<long long>(rows) * width;
-            const int hh = bh / 2;
-            // Blocks wider than kPlaneThreads (rows 1, row0 0): thread t also takes columns t + kPlaneThreads, ….
-            for (int col = t - row0 * bw; col < bw; col += kPlaneThreads) {
-                const std::uint32_t* p = plane + static_cast<long long>(l.by + row0) * width + l.bx + col;
-                std::uint32_t* cell = bins + j * kBlockDims + (col >= bw / 2 ? kOrientationBins : 0);
-                auto add = [&](std::uint32_t* c, std::uint32_t e) {
-                    // The lower part to the bin, the upper (split votes only) to the next.
-                    const std::uint32_t bin = entry_bin(e), high = Split ? entry_upper(e) : 0u;
-                    atomicAdd(c + bin, entry_magnitude(e) - high);
-                    if (Split && high) atomicAdd(c + next_bin(bin), high);
-                };
-                // Rows y < end into cell c, two loads in flight; then on from where it stopped.
-                int y = row0;
-                auto rows_into = [&](std::uint32_t* c, int end) {
-                    for (; y + rows < end; y += 2 * rows, p += 2 * step) {
-                        const std::uint32_t e0 = __ldg(p), e1 = __ldg(p + step);
-                        add(c, e0);
-                        add(c, e1);
-                    }
-                    if (y < end) {
-                        add(c, __ldg(p));
-                        y += rows;
-                        p += step;
-                    }
-                };
-                rows_into(cell, hh);                          // the top cells
-                rows_into(cell + 2 * kOrientationBins, bh);  // the bottom cells
+            const int bw = l.bw, bh = l.bh, rows = l.rows_per_pass, u = t - l.t0;
+            const int row0 = static_cast<int>(__umulhi(static_cast<std::uint32_t>(u), l.bw_magic));
+            if (row0 < rows) {
+                const long long step = static_cast<long long>(rows) * width;
+                const int hh = bh / 2;
+                for (int col = u - row0 * bw; col < bw; col += l.threads) {
+                    const std::uint32_t* p = plane + static_cast<long long>(l.by + row0) * width + l.bx + col;
+                    std::uint32_t* cell = bins + j * kBlockDims + (col >= bw / 2 ? kOrientationBins : 0);
+                    auto add = [&](std::uint32_t* c, std::uint32_t e) {
+                        // The lower part to the bin, the upper (split votes only) to the next.
+                        const std::uint32_t bin = entry_bin(e), high = Split ? entry_upper(e) : 0u;
+                        atomicAdd(c + bin, entry_magnitude(e) - high);
+                        if (Split && high) atomicAdd(c + next_bin(bin), high);
+                    };
+                    // Rows y < end into cell c, two loads in flight; then on from where it stopped.
+                    int y = row0;
+                    auto rows_into = [&](std::uint32_t* c, int end) {
+                        for (; y + rows < end; y += 2 * rows, p += 2 * step) {
+                            const std::uint32_t e0 = __ldg(p), e1 = __ldg(p + step);
+                            add(c, e0);
+                            add(c, e1);
+                        }
+                        if (y < end) {
+                            add(c, __ldg(p));
+                            y += rows;
+                            p += step;
+                        }
+                    };
+                    rows_into(cell, hh);                          // the top cells
+                    rows_into(cell + 2 * kOrientationBins, bh);  // the bottom cells
+                }
             }
         }
         __syncthreads();
@@ -294,15 +332,20 @@ public:
             std::copy(l.weights.begin(), l.weights.end(), d.w);
             d.bias = l.bias;
             d.alpha = l.alpha;
-            const int bw = std::max(d.bw, 2);  // sides are even (HogSvmStage::validate); 2 keeps the magic in 32 bits
-            d.rows_per_pass = std::max(1, kPlaneThreads / bw);
-            d.bw_magic = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) + static_cast<std::uint64_t>(bw) - 1) /
-                                                    static_cast<std::uint64_t>(bw));
             learners.push_back(d);
         }
+        // Each chunk's threads for the sums from gradient planes.
+        const std::size_t chunks = (learners.size() + kPlaneChunk - 1) / kPlaneChunk;
+        std::vector<std::uint8_t> owner(std::max<std::size_t>(chunks, 1) * kPlaneThreads, kIdle);
+        for (std::size_t c = 0; c < chunks; ++c)
+            plane_threads(learners.data() + c * kPlaneChunk, static_cast<int>(std::min<std::size_t>(kPlaneChunk, learners.size() - c * kPlaneChunk)),
+                          owner.data() + c * kPlaneThreads);
         learners_.reserve(learners.size());
         CK(cudaMemcpy(learners_.p, learners.data(), learners.size() * sizeof(DevLearner), cudaMemcpyHostToDevice));
+        owner_.reserve(owner.size());
+        CK(cudaMemcpy(owner_.p, owner.data(), owner.size(), cudaMemcpyHostToDevice));
         args_.learners = learners_.p;
+        args_.owner = owner_.p;
         args_.stage = {static_cast<int>(stage.learners.size()), stage.threshold, vote_rule(stage.vote)};
         args_.norm = hog.norm;
         args_.epsilon = hog.epsilon;
@@ -337,6 +380,7 @@ public:
 
 private:
     DeviceBuffer<DevLearner> learners_;
+    DeviceBuffer<std::uint8_t> owner_;
     HogStageArgs args_{};
     bool warp_ = false;
 };
