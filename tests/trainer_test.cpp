@@ -666,6 +666,22 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
     }
 }
 
+// Every configuration shipped in configs/ is one the trainer accepts (they are what the results
+// files and models/README.md tell users to run); the colour one keeps its colour gradients.
+TEST(TrainConfig, EveryShippedConfigurationLoads) {
+    std::size_t n = 0;
+    for (const auto& e : fs::directory_iterator(source_dir() / "configs")) {
+        if (e.path().extension() != ".yaml") continue;
+        SCOPED_TRACE(e.path().string());
+        EXPECT_NO_THROW(load_train_config(e.path().string()));
+        ++n;
+    }
+    EXPECT_GE(n, 9u);
+    const TrainConfig c = load_train_config((source_dir() / "configs" / "inria-hog-colour.yaml").string());
+    EXPECT_EQ(c.hog.channels, GradientChannels::Colour);
+    EXPECT_EQ(c.boosting.calibration_every, 5);
+}
+
 // ---- WaldBoost LBP sequences (the waldboost_lbp stage trainer) ----------------------------------
 namespace {
 // The model with its WaldBoost sequence cut after its first t weak classifiers (all it has when fewer).
