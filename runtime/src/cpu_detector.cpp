@@ -61,8 +61,9 @@ CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions opt
     : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_, options_)) {
     // Detections stay in scan order either way; keep_rejected wants every window in that order.
     lazy_ = options_.prefix_planes != PrefixPlanes::EveryLevel && evaluator_.prefix_stages() > 0 && !params_.keep_rejected;
-    const FeatureNeeds needs = evaluator_.needs(), rest = needs.minus(evaluator_.prefix_needs());
-    survivor_blocks_ = lazy_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest.hog && !rest.gray_integral;
+    const FeatureNeeds needs = evaluator_.needs();
+    rest_needs_ = needs.minus(evaluator_.prefix_needs());
+    survivor_blocks_ = lazy_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest_needs_.hog && !rest_needs_.gray_integral;
     bytes_per_level_pixel_ = 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
                              (needs.hog ? (survivor_blocks_ ? 4 : 4 * kOrientationBins) : 0);
 }
@@ -128,7 +129,7 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
         features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
         features.hog_from_gradients = true;
     } else {
-        compute_level_features(img, evaluator_.needs().minus(evaluator_.prefix_needs()), gradient, features, level_colour);
+        compute_level_features(img, rest_needs_, gradient, features, level_colour);
     }
     work.chunks.clear();
     for (int row = 0; row < rows; ++row) {

@@ -50,6 +50,7 @@ private:
     void detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& rows) const;
     // Fixed by the model, parameters and options (set by the constructor):
     bool lazy_ = false;             // an LBP prefix runs first, the other planes only where windows survive it
+    FeatureNeeds rest_needs_;       // what the stages after the prefix read beyond the prefix's planes
     bool survivor_blocks_ = false;  // lazy_ and the rest's HoG blocks come from gradient planes (SurvivorBlocks)
     std::size_t bytes_per_level_pixel_ = 0;  // a level's storage (CpuOptions::level_memory_in_flight)
 
