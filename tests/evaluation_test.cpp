@@ -9,6 +9,7 @@
 #include "cascadekit/eval/annotated_images.hpp"
 #include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/model/hog_svm_stage.hpp"
+#include "cascadekit/runtime/cpu_detector.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -356,4 +357,31 @@ TEST(Protocols, SmallImagesEnlargedAndLevelsPaddedFindWhatThePlainScanMisses) {
     EXPECT_EQ(found(400, 0), (std::vector<bool>{true, false}));
     EXPECT_EQ(found(400, 32), (std::vector<bool>{true, true}));
     EXPECT_EQ(found(100, 32), (std::vector<bool>{false, true}));  // 180 px is not under 100
+}
+
+// detect_annotated's scan statistics (the PennFudan evaluation's "weak classifiers per window")
+// are the detector's own, summed over the images as the protocol scans them.
+TEST(Protocols, ScanStatisticsAreTheDetectorsSummedOverTheImages) {
+    using test::bar_model, test::constant_image, test::draw_bar;
+    GrayImage a = constant_image(220, 260, 0);
+    draw_bar(a, 60, 70, 1.0);
+    GrayImage b = constant_image(300, 200, 30);
+    std::map<std::string, GrayImage> files{{"a", a}, {"b", b}};
+    const ImageLoader loader = [&](const std::filesystem::path& p) { return files.at(p.string()); };
+    const auto set = annotated_list("bars", {{"a", {{60, 70, 64, 128}}, {}, {}}, {"b", {}, {}, {}}});
+    FullImageOptions o;
+    o.params.scale_step = 1.2;
+    o.bulk.backend = Backend::Cpu;
+    DetectStats scan;
+    detect_annotated(bar_model(), *set, o, loader, window_box, &scan);
+    DetectStats want;
+    for (const GrayImage* g : {&a, &b}) {
+        const DetectStats s = CpuDetector(bar_model(), o.params).detect(g->view()).stats;
+        want.windows_scanned += s.windows_scanned;
+        want.weak_evaluated += s.weak_evaluated;
+    }
+    EXPECT_GT(scan.windows_scanned, 0u);
+    EXPECT_EQ(scan.windows_scanned, want.windows_scanned);
+    EXPECT_EQ(scan.weak_evaluated, want.weak_evaluated);
+    EXPECT_GE(scan.weak_evaluated, scan.windows_scanned);  // every window meets at least one learner
 }

@@ -106,7 +106,7 @@ Image pad_replicate(const Image& image, int pad) {
 }
 
 std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& o,
-                                         const ImageLoader& loader, const BoxRule& to_box) {
+                                         const ImageLoader& loader, const BoxRule& to_box, DetectStats* scan) {
     std::vector<AnnotatedImage> images(set.size());
     std::vector<ImageTruth> truth(set.size());
     for (std::size_t i = 0; i < images.size(); ++i) {
@@ -119,7 +119,7 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
     const bool colour = reads_colour(model);
     std::vector<int> pads(images.size(), 0);
     std::vector<double> factors(images.size(), 1.0);
-    bulk.run(
+    const BulkTotals totals = bulk.run(
         images.size(),
         [&](std::size_t i) {
             Image g = keep_channels(loader(images[i].image), colour);
@@ -141,6 +141,7 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
             for (const Detection& d : fused)
                 truth[i].detections.push_back({to_box((d.x - pads[i]) / f, (d.y - pads[i]) / f, d.w / f, d.h / f), d.score});
         });
+    if (scan) *scan = totals.stats;
     return truth;
 }
 

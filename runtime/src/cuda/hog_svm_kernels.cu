@@ -334,9 +334,10 @@ public:
             d.alpha = l.alpha;
             learners.push_back(d);
         }
-        // Each chunk's threads for the sums from gradient planes.
+        // Each chunk's threads for the sums from gradient planes (plane_threads writes every entry
+        // of its chunk's table; a stage with no learners keeps one table that nothing reads).
         const std::size_t chunks = (learners.size() + kPlaneChunk - 1) / kPlaneChunk;
-        std::vector<std::uint8_t> owner(std::max<std::size_t>(chunks, 1) * kPlaneThreads, kIdle);
+        std::vector<std::uint8_t> owner(std::max<std::size_t>(chunks, 1) * kPlaneThreads);
         for (std::size_t c = 0; c < chunks; ++c)
             plane_threads(learners.data() + c * kPlaneChunk, static_cast<int>(std::min<std::size_t>(kPlaneChunk, learners.size() - c * kPlaneChunk)),
                           owner.data() + c * kPlaneThreads);

@@ -54,9 +54,11 @@ struct FullImageOptions {
 // Every image of the set through the detector (padded, fused), each detection turned into the
 // object box the window stands for by `to_box` (e.g. person_box), with the set's objects and
 // ignore regions: the input of fppi_curve. Annotations are all read first, so a damaged one
-// fails before any detection runs.
+// fails before any detection runs. scan, when given, receives the scan's statistics summed over
+// the images (windows scanned, weak classifiers evaluated: the mean learners per window of the
+// protocol's own windows, padding and enlargement included).
 std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& options,
-                                         const ImageLoader& loader, const BoxRule& to_box);
+                                         const ImageLoader& loader, const BoxRule& to_box, DetectStats* scan = nullptr);
 
 // The image with `pad` pixels of replicated border on every side, so that windows may reach past
 // the image edge (people filling the frame need a window larger than the image; OpenCV's
