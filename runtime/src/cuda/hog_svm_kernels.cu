@@ -137,8 +137,9 @@ __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, Ho
 // kPlaneThreads threads per window (grid-stride over the survivors); the learners in chunks of up
 // to kPlaneChunk: the chunk's learners side by side, each on its share of the block's threads
 // (plane_threads), which add its pixels into its 36 cell bins in shared memory (shared atomics: integer sums, exact in any order, so
-// equal to the integral histogram's differences); thread j then normalises learner j and votes;
-// thread 0 adds the votes in learner order, as hog_stage_sum does on the CPU. A stage's pixels are
+// equal to the integral histogram's differences); lane j of warp 0 then normalises learner j and
+// votes, and warp 0 adds the votes in learner order (shuffles), as hog_stage_sum does on the CPU,
+// while the other warps sum the next chunk's pixels (plane_stage_sum). A stage's pixels are
 // spread over the whole block, so its critical path is short even for the few windows of late
 // stages (a warp per learner took 50 µs a stage at 1280×960).
 constexpr int kPlaneThreads = 256, kPlaneChunk = 16;
@@ -188,19 +189,49 @@ __device__ __forceinline__ const std::uint32_t* window_plane(const SurvivorArgs&
     return G + L.px + static_cast<long long>(wy * a.stride) * L.width + wx * a.stride;
 }
 
-// One stage's sum of votes for the window at `plane` (the whole block calls it; the sum is
-// thread 0's). Leaves the block synchronised. Split: the model's votes are split (HogStageArgs::split;
-// a template parameter, so that nearest-bin models run the plain loop).
-template <bool Split>
-__device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* plane, int width) {
-    __shared__ std::uint32_t bins[kPlaneChunk * kBlockDims];
-    __shared__ float votes[kPlaneChunk];
+// The plane sums' cell bins in shared memory: two chunks' worth, so that warp 0 can normalise one
+// chunk while the other warps sum the next chunk's pixels into the other. A pixel phase always
+// starts on zeroed bins: plane_bins_clear zeroes both when a block starts, and afterwards each
+// learner's bins are zeroed by the lane that reads them (chunk_votes).
+using PlaneBins = std::uint32_t[2][kPlaneChunk * kBlockDims];
+
+__device__ __forceinline__ void plane_bins_clear(PlaneBins& bins) {
+    for (int i = threadIdx.x; i < 2 * kPlaneChunk * kBlockDims; i += kPlaneThreads) (&bins[0][0])[i] = 0;
+    __syncthreads();
+}
+
+// Warp 0: the votes of the chunk's m learners (lane j: learner c0 + j) from its bins, which it
+// zeroes as it reads them, added to `sum` in learner order (every lane gets the same sum).
+__device__ __forceinline__ float chunk_votes(const HogStageArgs& h, int c0, int m, std::uint32_t* bins, float sum) {
     constexpr float kToGray = 1.0f / kMagnitudeScale;
+    const int lane = static_cast<int>(threadIdx.x);
+    float vote = 0.0f;
+    if (lane < m) {
+        const DevLearner& l = h.learners[c0 + lane];
+        float v[kBlockDims];
+        for (int i = 0; i < kBlockDims; ++i) {
+            v[i] = static_cast<float>(bins[lane * kBlockDims + i]) * kToGray;
+            bins[lane * kBlockDims + i] = 0;
+        }
+        block_math::normalise(v, h.norm, h.epsilon, h.hys_clip);
+        vote = block_math::vote(h.stage.vote, l.alpha, block_math::margin(l.w, l.bias, v));
+    }
+    for (int j = 0; j < m; ++j) sum += __shfl_sync(kFullMask, vote, j);
+    return sum;
+}
+
+// One stage's sum of votes for the window at `plane` (the whole block calls it; the sum is warp
+// 0's). Split: the model's votes are split (HogStageArgs::split; a template parameter, so that
+// nearest-bin models run the plain loop). One barrier a chunk: after it, warp 0 normalises the
+// chunk (chunk_votes) while the other warps go on to the next chunk's pixels in the other bins;
+// warp 0 joins them when it is done. On return only warp 0 has finished: the caller
+// synchronises the block before the bins are used again or the sum is shared.
+template <bool Split>
+__device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* plane, int width, PlaneBins& bins) {
     float sum = 0.0f;
-    for (int c0 = 0; c0 < h.stage.count; c0 += kPlaneChunk) {
+    int buf = 0;
+    for (int c0 = 0; c0 < h.stage.count; c0 += kPlaneChunk, buf ^= 1) {
         const int m = min(kPlaneChunk, h.stage.count - c0);
-        for (int i = threadIdx.x; i < m * kBlockDims; i += kPlaneThreads) bins[i] = 0;
-        __syncthreads();
         // The chunk's learners side by side, each on its own threads (plane_threads), so that a
         // chunk takes as long as its slowest share, not the sum of its learners. Thread t of a
         // learner's u threads takes column t mod bw of rows t / bw, t / bw + rows, … (when u < bw:
@@ -216,7 +247,7 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
                 const int hh = bh / 2;
                 for (int col = u - row0 * bw; col < bw; col += l.threads) {
                     const std::uint32_t* p = plane + static_cast<long long>(l.by + row0) * width + l.bx + col;
-                    std::uint32_t* cell = bins + j * kBlockDims + (col >= bw / 2 ? kOrientationBins : 0);
+                    std::uint32_t* cell = bins[buf] + j * kBlockDims + (col >= bw / 2 ? kOrientationBins : 0);
                     auto add = [&](std::uint32_t* c, std::uint32_t e) {
                         // The lower part to the bin, the upper (split votes only) to the next.
                         const std::uint32_t bin = entry_bin(e), high = Split ? entry_upper(e) : 0u;
@@ -242,18 +273,10 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
                 }
             }
         }
+        // The chunk's sums are complete, and (warp 0 having passed it only after the chunk
+        // before's votes) the other bins are zero again for the next chunk.
         __syncthreads();
-        if (static_cast<int>(threadIdx.x) < m) {
-            const DevLearner& l = h.learners[c0 + threadIdx.x];
-            float v[kBlockDims];
-            for (int i = 0; i < kBlockDims; ++i) v[i] = static_cast<float>(bins[threadIdx.x * kBlockDims + i]) * kToGray;
-            block_math::normalise(v, h.norm, h.epsilon, h.hys_clip);
-            votes[threadIdx.x] = block_math::vote(h.stage.vote, l.alpha, block_math::margin(l.w, l.bias, v));
-        }
-        __syncthreads();
-        if (threadIdx.x == 0)
-            for (int j = 0; j < m; ++j) sum += votes[j];
-        __syncthreads();  // bins and votes are reused
+        if (t < 32) sum = chunk_votes(h, c0, m, bins[buf], sum);
     }
     return sum;
 }
@@ -261,6 +284,8 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
 template <bool Split>
 __global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs a, HogStageArgs h,
                                                                      const std::uint32_t* __restrict__ G) {
+    __shared__ PlaneBins bins;
+    plane_bins_clear(bins);
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
     for (std::uint32_t w = blockIdx.x; w < loop_n; w += gridDim.x) {
@@ -270,13 +295,14 @@ __global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs
         }
         const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
         int width;
-        const float sum = plane_stage_sum<Split>(h, window_plane(a, G, id, width), width);
+        const float sum = plane_stage_sum<Split>(h, window_plane(a, G, id, width), width, bins);
         if (threadIdx.x == 0) {
             const float score = sum - h.stage.threshold;
             const bool pass = score >= 0.0f;
             record(a, id, score, pass);
             append_one(a, w, id, pass);
         }
+        __syncthreads();  // warp 0's last votes (and zeroed bins) before the next window's pixels
     }
 }
 
@@ -291,6 +317,8 @@ template <bool Split>
 __global__ void __launch_bounds__(kPlaneThreads) tail_plane_kernel(SurvivorArgs a, const HogStageArgs* __restrict__ stages, int n,
                                                                     const std::uint32_t* __restrict__ G) {
     __shared__ int pass_all;
+    __shared__ PlaneBins bins;
+    plane_bins_clear(bins);
     const std::uint32_t count = *a.in_count;
     const int first = a.stage_index;
     for (std::uint32_t w = blockIdx.x; w < count; w += gridDim.x) {
@@ -301,7 +329,7 @@ __global__ void __launch_bounds__(kPlaneThreads) tail_plane_kernel(SurvivorArgs 
             const HogStageArgs& h = stages[j];
             // Synchronises the block before it writes (every stage has learners: make_hog_tail), so
             // every thread has read the stage before's pass_all.
-            const float sum = plane_stage_sum<Split>(h, plane, width);
+            const float sum = plane_stage_sum<Split>(h, plane, width, bins);
             if (threadIdx.x == 0) {
                 const float score = sum - h.stage.threshold;
                 const bool pass = score >= 0.0f;
