@@ -254,22 +254,19 @@ __device__ float plane_stage_sum(const HogStageArgs& h, const std::uint32_t* pla
                         atomicAdd(c + bin, entry_magnitude(e) - high);
                         if (Split && high) atomicAdd(c + next_bin(bin), high);
                     };
-                    // Rows y < end into cell c, two loads in flight; then on from where it stopped.
+                    // The column's rows y = row0, row0 + rows, … < bh, four loads in flight: the
+                    // top cell's bins for y < bh / 2, the bottom cell's after.
+                    std::uint32_t* const bottom = cell + 2 * kOrientationBins;
+                    auto to = [&](int yy) { return yy < hh ? cell : bottom; };
                     int y = row0;
-                    auto rows_into = [&](std::uint32_t* c, int end) {
-                        for (; y + rows < end; y += 2 * rows, p += 2 * step) {
-                            const std::uint32_t e0 = __ldg(p), e1 = __ldg(p + step);
-                            add(c, e0);
-                            add(c, e1);
-                        }
-                        if (y < end) {
-                            add(c, __ldg(p));
-                            y += rows;
-                            p += step;
-                        }
-                    };
-                    rows_into(cell, hh);                          // the top cells
-                    rows_into(cell + 2 * kOrientationBins, bh);  // the bottom cells
+                    for (; y + 3 * rows < bh; y += 4 * rows, p += 4 * step) {
+                        const std::uint32_t e0 = __ldg(p), e1 = __ldg(p + step), e2 = __ldg(p + 2 * step), e3 = __ldg(p + 3 * step);
+                        add(to(y), e0);
+                        add(to(y + rows), e1);
+                        add(to(y + 2 * rows), e2);
+                        add(to(y + 3 * rows), e3);
+                    }
+                    for (; y < bh; y += rows, p += step) add(to(y), __ldg(p));
                 }
             }
         }
