@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <opencv2/imgcodecs.hpp>
 
 #include "cascadekit/eval/annotated_images.hpp"
 #include "cascadekit/eval/curves.hpp"
@@ -14,6 +13,7 @@
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/detector.hpp"
+#include "image_files.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -34,17 +34,10 @@ fs::path inria() { return data_dir() / "INRIAPerson"; }
 #define REQUIRE_INRIA()                                                                                    \
     if (!fs::is_directory(inria())) GTEST_SKIP() << "INRIA Person not found at " << inria()                \
                                                  << " (set CASCADEKIT_DATA to the folder holding it)"
-GrayImage load_gray(const fs::path& p) {
-    const cv::Mat bgr = cv::imread(p.string(), cv::IMREAD_COLOR);
-    if (bgr.empty()) return {};
-    return to_gray({bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), 3, ChannelOrder::BGR});
-}
-// The photo as the detectors take it (RGB; a gray model converts it as `cascade eval` does).
-Image load_image(const fs::path& p) {
-    const cv::Mat bgr = cv::imread(p.string(), cv::IMREAD_COLOR);
-    if (bgr.empty()) return {};
-    return to_image({bgr.data, bgr.cols, bgr.rows, static_cast<std::ptrdiff_t>(bgr.step[0]), 3, ChannelOrder::BGR});
-}
+// The tools' decoders: load_gray as `cascade detect` feeds a detector, load_image (RGB) as the
+// evaluations do; both throw naming a file they cannot read.
+using tools::load_gray;
+using tools::load_image;
 }  // namespace
 
 TEST(InriaData, LayoutIsWhatTheLoadersExpect) {

@@ -251,21 +251,20 @@ int run_eval(const EvalOptions& o) {
             std::printf("\n");
         }
 
-        // How much work the full-image scans did (--model only): the mean weak classifiers a window,
-        // over the protocol's own windows (padding, level padding and enlargement included).
-        DetectStats scan_stats;
-        auto print_scan = [&](const std::string& set_name) {
-            if (scan_stats.windows_scanned == 0) return;
+        // How much work a full-image scan did (--model only; nothing for given detections): the mean
+        // weak classifiers a window over the protocol's own windows (padding, level padding and
+        // enlargement included).
+        auto print_scan = [&](const DetectStats& scan, const std::string& set_name) {
+            if (scan.windows_scanned == 0) return;
             std::printf("%s: %sscan: %llu windows, %.2f weak classifiers per window\n", label.c_str(),
-                        set_name.empty() ? "" : (set_name + " ").c_str(),
-                        static_cast<unsigned long long>(scan_stats.windows_scanned),
-                        static_cast<double>(scan_stats.weak_evaluated) / static_cast<double>(scan_stats.windows_scanned));
-            scan_stats = {};
+                        set_name.empty() ? "" : (set_name + " ").c_str(), static_cast<unsigned long long>(scan.windows_scanned),
+                        static_cast<double>(scan.weak_evaluated) / static_cast<double>(scan.windows_scanned));
         };
         if (!o.fppi.empty()) {
             const fs::path root = o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan);
             const auto set = pennfudan_images(root);
             std::vector<ImageTruth> truth;
+            DetectStats scan_stats;
             if (model) {
                 truth = detect_annotated(*model, *set, full_image(o.pad), load_image, person_box, &scan_stats);
             } else if (!o.detections.empty()) {
@@ -285,13 +284,14 @@ int run_eval(const EvalOptions& o) {
             std::printf("%s: PennFudan (%zu images, %zu people, %s): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
                         label.c_str(), truth.size(), people, scan.c_str(), log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
                         miss_rate_at(curve, 1.0));
-            print_scan("PennFudan");
+            print_scan(scan_stats, "PennFudan");
         }
         if (!o.faces.empty()) {
             const auto set = cmu_mit_faces(o.cmu_mit.empty() ? data_root() / "Faces" / "cmu-mit" : fs::path(o.cmu_mit));
             // Detections are taken as the boxes they are: the face-points rule (the default) is
             // fair to any box convention; with --face-match iou the box must be CMU+MIT's own.
             std::vector<ImageTruth> truth;
+            DetectStats scan_stats;
             if (model) {
                 truth = detect_annotated(*model, *set, full_image(0), load_image, window_box, &scan_stats);
             } else if (!o.detections.empty()) {
@@ -314,13 +314,14 @@ int run_eval(const EvalOptions& o) {
             const char* iou_rule = "IoU >= 0.5 with the boxes";
             print(curve, points ? points_rule : iou_rule);
             print(fppi_curve(truth, points ? iou_match() : face_points_match()), points ? iou_rule : points_rule);
-            print_scan(set->name());
+            print_scan(scan_stats, set->name());
         }
         if (!o.annotations.empty()) {
             AnnotatedSet read = read_annotated_set(o.annotations, o.format, o.object_class, o.images);
             const AnnotationFormat format = read.format;
             const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(read.images));
             std::vector<ImageTruth> truth;
+            DetectStats scan_stats;
             if (model) {
                 truth = detect_annotated(*model, *set, full_image(o.pad), load_image, box_rule(o.box, *model), &scan_stats);
             } else if (!o.detections.empty()) {
@@ -342,7 +343,7 @@ int run_eval(const EvalOptions& o) {
                         average_precision(curve, truth.size(), objects));
             for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
             std::printf(" false positives\n");
-            print_scan("");  // the set's name is on the line above
+            print_scan(scan_stats, "");  // the set's name is on the line above
             // Which sizes it finds: at the loosest threshold with at most 1 false positive per image.
             const double at_one = threshold_at(curve, 1.0);
             std::printf("%s: found at 1 FPPI (score >= %.4g), by object height:", label.c_str(), at_one);
