@@ -426,6 +426,65 @@ TEST(IntegralHistogram, WorstCase1080pErrorIsBoundedByQuantisation) {
     EXPECT_GT(worst_f32, worst_ours);
 }
 
+// Every table entry written once: one pass on one thread; on several, bands of rows whose column
+// sums set the table row above each band (the gradient entries kept meanwhile). The one-pass table
+// equals a plain per-pixel reference at every point, and the banded tables (arenas of 2, 4 and 16,
+// tall and short images, gray and colour, both ways of voting, reused storage) equal it bit for bit.
+TEST(IntegralHistogram, BandsInParallelEqualOnePassAndAPlainReference) {
+    auto table_of = [](const IntegralHistogram& ih) {
+        return std::vector<std::uint32_t>(ih.data(), ih.data() + ih.row_stride() * (static_cast<std::size_t>(ih.height()) + 1));
+    };
+    auto one_thread = [&](const GradientSource& src, GradientParams params) {
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 1);
+        IntegralHistogram ih;
+        ih.compute(src, params);
+        return table_of(ih);
+    };
+    // The plain reference: each pixel's entry (the gradient plane's, checked against a per-pixel
+    // reference by the colour test below) summed into every point below and to its right.
+    auto reference = [](const GradientSource& src, GradientParams params) {
+        GradientPlane plane;
+        plane.compute(src, params);
+        const int w = src.width(), h = src.height();
+        const std::size_t stride = static_cast<std::size_t>(w + 1) * kOrientationBins;
+        std::vector<std::uint32_t> t(stride * (static_cast<std::size_t>(h) + 1), 0u);
+        for (int y = 0; y < h; ++y) {
+            std::array<std::uint32_t, kOrientationBins> row{};
+            for (int x = 0; x < w; ++x) {
+                const std::uint32_t e = plane.at(x, y), up = params.votes == OrientationVotes::Split ? entry_upper(e) : 0u;
+                row[entry_bin(e)] += entry_magnitude(e) - up;
+                row[next_bin(entry_bin(e))] += up;
+                for (int k = 0; k < kOrientationBins; ++k) {
+                    const std::size_t at = (static_cast<std::size_t>(y) + 1) * stride + (static_cast<std::size_t>(x) + 1) * kOrientationBins + k;
+                    t[at] = t[at - stride] + row[k];
+                }
+            }
+        }
+        return t;
+    };
+    const GrayImage gray = random_image(131, 777, 5);
+    ColourPlanes colour{random_image(131, 777, 6), random_image(131, 777, 7), blobby_image(131, 777, 8)};
+    for (const GradientSource& src : {GradientSource(gray), GradientSource(colour)})
+        for (OrientationVotes votes : {OrientationVotes::Nearest, OrientationVotes::Split}) {
+            const GradientParams params{GrayGamma::Sqrt, votes};
+            const std::vector<std::uint32_t> one = one_thread(src, params);
+            ASSERT_EQ(one, reference(src, params)) << src.count << " plane(s)";
+            for (int threads : {2, 4, 16}) {
+                IntegralHistogram ih;
+                ih.compute(random_image(300, 900, 9));  // storage used before, larger
+                tbb::task_arena(threads).execute([&] { ih.compute(src, params); });
+                ASSERT_EQ(table_of(ih), one) << threads << " threads, " << src.count << " plane(s)";
+            }
+        }
+    // Short images: bands of one or two rows.
+    for (int h = 9; h <= 17; h += 4) {
+        const GrayImage g = random_image(300, h, static_cast<std::uint32_t>(h));
+        IntegralHistogram ih;
+        tbb::task_arena(16).execute([&] { ih.compute(g); });
+        ASSERT_EQ(table_of(ih), one_thread(g, {})) << "a 300x" << h << " image";
+    }
+}
+
 TEST(IntegralHistogram, EdgeCases) {
     IntegralHistogram ih;
     ih.compute(constant_image(1, 1, 200));

@@ -7,6 +7,8 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "cascadekit/features/simd.hpp"
+
 namespace cascadekit {
 
 namespace {
@@ -102,6 +104,26 @@ void resample_level(const GrayImage& octave, const PyramidLevel& level, GrayImag
 namespace {
 constexpr int kBits = kResampleBits;
 constexpr int kOne = 1 << kBits;
+
+// The two blends of resample_bilinear as functions of their own, compiled for AVX2 and for the
+// baseline (CASCADEKIT_SIMD_CLONES): inside the task's lambda they ran in the baseline's code.
+// A source row's horizontal blend H(r)[u] = r[i0[u]]·(2^b − wt[u]) + r[i1[u]]·wt[u].
+CASCADEKIT_SIMD_CLONES void blend_columns(const std::uint8_t* __restrict__ row, const ResampleAxis& tx, int w, std::uint32_t* __restrict__ out) {
+    const int* __restrict__ i0 = tx.i0.data();
+    const int* __restrict__ i1 = tx.i1.data();
+    const int* __restrict__ wt = tx.wt.data();
+    for (int u = 0; u < w; ++u) {
+        const std::uint32_t wx = static_cast<std::uint32_t>(wt[u]);
+        out[u] = row[i0[u]] * (kOne - wx) + row[i1[u]] * wx;
+    }
+}
+
+// A destination row from two blended source rows: (H(i0)·(2^b − wt) + H(i1)·wt + round) >> 2b.
+CASCADEKIT_SIMD_CLONES void blend_rows(const std::uint32_t* __restrict__ top, const std::uint32_t* __restrict__ bot, std::uint32_t b, int w,
+                                       std::uint8_t* __restrict__ out) {
+    const std::uint32_t a = kOne - b;
+    for (int u = 0; u < w; ++u) out[u] = static_cast<std::uint8_t>((top[u] * a + bot[u] * b + (1u << (2 * kBits - 1))) >> (2 * kBits));
+}
 }  // namespace
 
 ResampleAxis resample_axis(int dst, int src, double scale, int pad) {
@@ -144,15 +166,7 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
         int key[2] = {-1, -1};  // the source row each slot holds
         auto fill = [&](int k, int r) {
             key[k] = r;
-            const std::uint8_t* __restrict__ row = src.pixels.data() + static_cast<std::size_t>(r) * src.width;
-            std::uint32_t* __restrict__ out = slot[k].data();
-            const int* __restrict__ i0 = tx.i0.data();
-            const int* __restrict__ i1 = tx.i1.data();
-            const int* __restrict__ wt = tx.wt.data();
-            for (int u = 0; u < w; ++u) {
-                const std::uint32_t wx = static_cast<std::uint32_t>(wt[u]);
-                out[u] = row[i0[u]] * (kOne - wx) + row[i1[u]] * wx;
-            }
+            blend_columns(src.pixels.data() + static_cast<std::size_t>(r) * src.width, tx, w, slot[k].data());
         };
         for (int v = rows.begin(); v < rows.end(); ++v) {
             // The top row's slot: where it is, else the one not holding the bottom row; the
@@ -162,12 +176,8 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
             if (kt < 0) fill(kt = key[0] == r1 ? 1 : 0, r0);
             int kb = key[kt] == r1 ? kt : 1 - kt;
             if (key[kb] != r1) fill(kb, r1);
-            const std::uint32_t* __restrict__ top = slot[kt].data();
-            const std::uint32_t* __restrict__ bot = slot[kb].data();
-            const std::uint32_t b = static_cast<std::uint32_t>(ty.wt[v]), a_ = kOne - b;
-            std::uint8_t* __restrict__ out = dst.pixels.data() + static_cast<std::size_t>(v) * w;
-            for (int u = 0; u < w; ++u)
-                out[u] = static_cast<std::uint8_t>((top[u] * a_ + bot[u] * b + (1u << (2 * kBits - 1))) >> (2 * kBits));
+            blend_rows(slot[kt].data(), slot[kb].data(), static_cast<std::uint32_t>(ty.wt[v]), w,
+                       dst.pixels.data() + static_cast<std::size_t>(v) * w);
         }
     });
 }

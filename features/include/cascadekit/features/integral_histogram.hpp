@@ -45,8 +45,9 @@ class IntegralHistogram {
 public:
     IntegralHistogram() = default;
 
-    // Computes gradients, bins and the 9 integral images of image in one pass over the pixels
-    // plus one column pass; parallel over rows/columns with TBB, deterministic.
+    // Computes gradients, bins and the 9 integral images of image, each table entry written once:
+    // one pass on one thread; on several (TBB), bands of rows whose column sums are formed first
+    // (the gradient entries kept meanwhile, 4 bytes a pixel). Deterministic.
     // Reuses this object's storage when the size does not grow. params: the gray levels'
     // compression before the gradients and how each pixel votes (gradient.hpp). image: a gray
     // image, or colour planes (GradientSource).
@@ -70,6 +71,8 @@ private:
     int width_ = 0;
     int height_ = 0;
     std::vector<std::uint32_t> data_;
+    std::vector<std::uint32_t> entries_;  // compute's gradient entries (several threads), kept for reuse
+    std::vector<std::uint32_t> sums_;     // and its per-band column sums
 };
 
 // The per-pixel input of an integral histogram without the integration: each pixel's
