@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cascadekit/features/simd.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "stage_kinds.hpp"
 
@@ -40,8 +41,10 @@ constexpr int kLanes = 8;
 // The stage sums of the windows at (xs[l], y), l < n ≤ L, side by side: per window the
 // arithmetic of stage_sum (block_descriptor, block_math's normalisation and margin, the vote),
 // operation for operation, so each sum has the bits stage_sum gives it.
+// Compiled for AVX2 and for the baseline (CASCADEKIT_SIMD_CLONES; the same floats in the same
+// order either way): the lanes' loops are eight floats wide, one AVX2 operation or two SSE ones.
 template <int L>
-void stage_sums_lanes(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, const int* xs, int n, int y,
+CASCADEKIT_SIMD_CLONES void stage_sums_lanes(const HogSvmStage& stage, const HogParams& hog, const IntegralHistogram& ih, const int* xs, int n, int y,
                       float* sums) {
     const std::uint32_t* origin[L];
     for (int l = 0; l < L; ++l) origin[l] = ih.point(xs[l < n ? l : 0], y);  // spare lanes repeat window 0

@@ -70,9 +70,10 @@ CASCADEKIT_HD float vote(int rule, float alpha, float m) {
 // operations of the scalar functions above, in the same order, so its results have the same
 // bits; the loops over lanes carry no dependency, so the compiler may run them as SIMD and the
 // lanes' chains of dependent additions overlap (one window's chain is latency-bound).
-// Test: CpuDetector.HogRowsSideBySideEqualWindowByWindow.
+// Test: CpuDetector.HogRowsSideBySideEqualWindowByWindow. Always inlined, so that a caller
+// compiled for AVX2 (CASCADEKIT_SIMD_CLONES) runs them as AVX2, not as a call to baseline code.
 template <int L>
-void scale_l2_lanes(float (*v)[L], float epsilon) {
+[[gnu::always_inline]] inline void scale_l2_lanes(float (*v)[L], float epsilon) {
     float sq[L] = {};
     for (int k = 0; k < kBlockDims; ++k)
         for (int l = 0; l < L; ++l) sq[l] += v[k][l] * v[k][l];
@@ -83,7 +84,7 @@ void scale_l2_lanes(float (*v)[L], float epsilon) {
 }
 
 template <int L>
-void normalise_lanes(float (*v)[L], BlockNorm norm, float epsilon, float hys_clip) {
+[[gnu::always_inline]] inline void normalise_lanes(float (*v)[L], BlockNorm norm, float epsilon, float hys_clip) {
     switch (norm) {
         case BlockNorm::L2:
             scale_l2_lanes<L>(v, epsilon);
@@ -108,7 +109,7 @@ void normalise_lanes(float (*v)[L], BlockNorm norm, float epsilon, float hys_cli
 }
 
 template <int L>
-void margin_lanes(const float* weights, float bias, const float (*v)[L], float* m) {
+[[gnu::always_inline]] inline void margin_lanes(const float* weights, float bias, const float (*v)[L], float* m) {
     for (int l = 0; l < L; ++l) m[l] = 0.0f;
     for (int k = 0; k < kBlockDims; ++k)
         for (int l = 0; l < L; ++l) m[l] += weights[k] * v[k][l];
