@@ -350,6 +350,8 @@ TEST(Cli, EvalAnnotationsInEveryFormat) {
         EXPECT_NE(r.out.find("1 images, 2 objects"), std::string::npos) << r.out;
         const std::string figures = r.out.substr(r.out.find("padding"));
         EXPECT_NE(figures.find("AP@0.5 "), std::string::npos) << r.out;
+        // The scan's work: weak classifiers per window and the share of windows reaching the next stages.
+        EXPECT_NE(figures.find("weak classifiers per window; reaching stage 2: "), std::string::npos) << r.out;
         if (first.empty()) first = figures;
         EXPECT_EQ(figures, first) << a;
         EXPECT_TRUE(fs::exists(s.dir / "c.csv"));

@@ -254,11 +254,19 @@ int run_eval(const EvalOptions& o) {
         // How much work a full-image scan did (--model only; nothing for given detections): the mean
         // weak classifiers a window over the protocol's own windows (padding, level padding and
         // enlargement included).
+        // Also the share of the windows that reach stages 2 to 5 (where the work per window goes).
         auto print_scan = [&](const DetectStats& scan, const std::string& set_name) {
             if (scan.windows_scanned == 0) return;
-            std::printf("%s: %sscan: %llu windows, %.2f weak classifiers per window\n", label.c_str(),
+            std::printf("%s: %sscan: %llu windows, %.2f weak classifiers per window", label.c_str(),
                         set_name.empty() ? "" : (set_name + " ").c_str(), static_cast<unsigned long long>(scan.windows_scanned),
                         static_cast<double>(scan.weak_evaluated) / static_cast<double>(scan.windows_scanned));
+            std::uint64_t left = scan.windows_scanned;
+            for (std::size_t s = 0; s + 1 < scan.rejected_per_stage.size() && s < 4; ++s) {
+                left -= std::min(left, scan.rejected_per_stage[s]);
+                std::printf("%s %zu: %.1f%%", s == 0 ? "; reaching stage" : ",", s + 2,
+                            100.0 * static_cast<double>(left) / static_cast<double>(scan.windows_scanned));
+            }
+            std::printf("\n");
         };
         if (!o.fppi.empty()) {
             const fs::path root = o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan);
