@@ -106,23 +106,24 @@ constexpr int kBits = kResampleBits;
 constexpr int kOne = 1 << kBits;
 
 // The two blends of resample_bilinear as functions of their own, compiled for AVX2 and for the
-// baseline (CASCADEKIT_SIMD_CLONES): inside the task's lambda they ran in the baseline's code.
-// A source row's horizontal blend H(r)[u] = r[i0[u]]·(2^b − wt[u]) + r[i1[u]]·wt[u].
-CASCADEKIT_SIMD_CLONES void blend_columns(const std::uint8_t* __restrict__ row, const ResampleAxis& tx, int w, std::uint32_t* __restrict__ out) {
+// baseline (CASCADEKIT_SIMD_CLONES). A destination row's vertical blend of its two source rows
+// over the whole source width, V[x] = r0[x]·(2^b − wt) + r1[x]·wt (eight lanes at a time):
+CASCADEKIT_SIMD_CLONES void blend_rows(const std::uint8_t* __restrict__ r0, const std::uint8_t* __restrict__ r1, std::uint32_t b, int n,
+                                       std::uint32_t* __restrict__ out) {
+    const std::uint32_t a = kOne - b;
+    for (int x = 0; x < n; ++x) out[x] = r0[x] * a + r1[x] * b;
+}
+
+// then each destination pixel from V at its two source columns:
+// (V[i0]·(2^b − wt) + V[i1]·wt + round) >> 2b.
+CASCADEKIT_SIMD_CLONES void blend_columns(const std::uint32_t* __restrict__ v, const ResampleAxis& tx, int w, std::uint8_t* __restrict__ out) {
     const int* __restrict__ i0 = tx.i0.data();
     const int* __restrict__ i1 = tx.i1.data();
     const int* __restrict__ wt = tx.wt.data();
     for (int u = 0; u < w; ++u) {
         const std::uint32_t wx = static_cast<std::uint32_t>(wt[u]);
-        out[u] = row[i0[u]] * (kOne - wx) + row[i1[u]] * wx;
+        out[u] = static_cast<std::uint8_t>((v[i0[u]] * (kOne - wx) + v[i1[u]] * wx + (1u << (2 * kBits - 1))) >> (2 * kBits));
     }
-}
-
-// A destination row from two blended source rows: (H(i0)·(2^b − wt) + H(i1)·wt + round) >> 2b.
-CASCADEKIT_SIMD_CLONES void blend_rows(const std::uint32_t* __restrict__ top, const std::uint32_t* __restrict__ bot, std::uint32_t b, int w,
-                                       std::uint8_t* __restrict__ out) {
-    const std::uint32_t a = kOne - b;
-    for (int u = 0; u < w; ++u) out[u] = static_cast<std::uint8_t>((top[u] * a + bot[u] * b + (1u << (2 * kBits - 1))) >> (2 * kBits));
 }
 }  // namespace
 
@@ -152,32 +153,22 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
     dst.pixels.resize(static_cast<std::size_t>(dst_width) * dst_height);
     const ResampleAxis tx = resample_axis(dst_width, src.width, scale, pad);
     const ResampleAxis ty = resample_axis(dst_height, src.height, scale, pad);
-    // Separable, with the same integers: a source row's horizontal blend
-    //   H(r)[u] = r[i0[u]]·(2^b − wt[u]) + r[i1[u]]·wt[u]
-    // is the same for every destination row that reads r, so each task blends a source row once
-    // (kept in one of two slots: the destination rows read source rows in order, two at a time)
-    // and each destination pixel is then (H(i0)·(2^b − wt) + H(i1)·wt + round) >> 2b, the
-    // bilinear formula's integers in its order. Against blending both rows for every pixel, one
-    // thread, 1920×1080 to 1745×981 (×1.1): 2.44 → 1.72 ms (experiments/results/cpu-scaling.md).
+    // Separable, with the same integers: the bilinear sum
+    //   (r0[i0]·(2^b − wx) + r0[i1]·wx)·(2^b − wy) + (r1[i0]·(2^b − wx) + r1[i1]·wx)·wy
+    // regrouped by columns, (r0[i0]·(2^b − wy) + r1[i0]·wy)·(2^b − wx) + (…[i1]…)·wx, is the same
+    // integer (no term exceeds 2^32), so each destination row blends its two source rows over
+    // the source width first (contiguous: vector code) and then picks two columns a pixel, one
+    // indexed pass a destination row. Until the twenty-fourth session each source row was blended
+    // along x first (an indexed pass per source row, up to two a destination row when shrinking)
+    // and the destination rows from those. Before that, both rows were blended for every pixel:
+    // one thread, 1920×1080 to 1745×981 (×1.1), 2.44 → 1.72 ms (experiments/results/cpu-scaling.md).
     tbb::parallel_for(tbb::blocked_range<int>(0, dst_height, kRowGrain), [&](const tbb::blocked_range<int>& rows) {
-        const int w = dst_width;
-        std::vector<std::uint32_t> slot[2] = {std::vector<std::uint32_t>(static_cast<std::size_t>(w)),
-                                              std::vector<std::uint32_t>(static_cast<std::size_t>(w))};
-        int key[2] = {-1, -1};  // the source row each slot holds
-        auto fill = [&](int k, int r) {
-            key[k] = r;
-            blend_columns(src.pixels.data() + static_cast<std::size_t>(r) * src.width, tx, w, slot[k].data());
-        };
-        for (int v = rows.begin(); v < rows.end(); ++v) {
-            // The top row's slot: where it is, else the one not holding the bottom row; the
-            // bottom row's: where it is, else the other.
-            const int r0 = ty.i0[v], r1 = ty.i1[v];
-            int kt = key[0] == r0 ? 0 : key[1] == r0 ? 1 : -1;
-            if (kt < 0) fill(kt = key[0] == r1 ? 1 : 0, r0);
-            int kb = key[kt] == r1 ? kt : 1 - kt;
-            if (key[kb] != r1) fill(kb, r1);
-            blend_rows(slot[kt].data(), slot[kb].data(), static_cast<std::uint32_t>(ty.wt[v]), w,
-                       dst.pixels.data() + static_cast<std::size_t>(v) * w);
+        std::vector<std::uint32_t> v(static_cast<std::size_t>(src.width));
+        for (int y = rows.begin(); y < rows.end(); ++y) {
+            const std::uint8_t* r0 = src.pixels.data() + static_cast<std::size_t>(ty.i0[y]) * src.width;
+            const std::uint8_t* r1 = src.pixels.data() + static_cast<std::size_t>(ty.i1[y]) * src.width;
+            blend_rows(r0, r1, static_cast<std::uint32_t>(ty.wt[y]), src.width, v.data());
+            blend_columns(v.data(), tx, dst_width, dst.pixels.data() + static_cast<std::size_t>(y) * dst_width);
         }
     });
 }
