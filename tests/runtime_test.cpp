@@ -556,6 +556,14 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
         const DetectResult lazy = CpuDetector(m, p, CpuOptions{PrefixPlanes::WhereSurvivors}).detect(img.view());
         const DetectResult eager = CpuDetector(m, p, CpuOptions{PrefixPlanes::EveryLevel}).detect(img.view());
         const DetectResult blocks = CpuDetector(m, p, CpuOptions{PrefixPlanes::SurvivorBlocks}).detect(img.view());
+        // Per level: integral histograms everywhere (threshold 0), survivor blocks everywhere (no
+        // level reaches the threshold), and the default's mix.
+        for (double from : {0.0, 1e12, CpuOptions{}.integral_from_survivors}) {
+            const DetectResult per_level =
+                CpuDetector(m, p, CpuOptions{.prefix_planes = PrefixPlanes::PerLevel, .integral_from_survivors = from}).detect(img.view());
+            EXPECT_EQ(per_level.detections, eager.detections) << final_threshold << " from " << from;
+            EXPECT_EQ(per_level.stats, eager.stats) << final_threshold << " from " << from;
+        }
         EXPECT_EQ(lazy.detections, eager.detections) << final_threshold;
         EXPECT_EQ(lazy.stats, eager.stats) << final_threshold;
         EXPECT_EQ(blocks.detections, eager.detections) << final_threshold;

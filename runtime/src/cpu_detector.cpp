@@ -17,6 +17,8 @@ namespace {
 const CascadeModel& validated(const CascadeModel& model, const DetectParams& params, const CpuOptions& options) {
     validate_model(model);
     validate(params);
+    if (!(options.integral_from_survivors >= 0))
+        throw std::invalid_argument("CpuOptions::integral_from_survivors must be at least 0");
     if (options.levels_in_flight < 1)
         throw std::invalid_argument("CpuOptions::levels_in_flight must be at least 1, not " + std::to_string(options.levels_in_flight));
     return model;
@@ -63,9 +65,12 @@ CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions opt
     lazy_ = options_.prefix_planes != PrefixPlanes::EveryLevel && evaluator_.prefix_stages() > 0 && !params_.keep_rejected;
     const FeatureNeeds needs = evaluator_.needs();
     rest_needs_ = needs.minus(evaluator_.prefix_needs());
-    survivor_blocks_ = lazy_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks && rest_needs_.hog && !rest_needs_.gray_integral;
+    survivor_blocks_ = lazy_ && (options_.prefix_planes == PrefixPlanes::SurvivorBlocks || options_.prefix_planes == PrefixPlanes::PerLevel) &&
+                       rest_needs_.hog && !rest_needs_.gray_integral;
+    // PerLevel: any level may take an integral histogram.
+    const bool only_blocks = survivor_blocks_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks;
     bytes_per_level_pixel_ = 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
-                             (needs.hog ? (survivor_blocks_ ? 4 : 4 * kOrientationBins) : 0);
+                             (needs.hog ? (only_blocks ? 4 : 4 * kOrientationBins) : 0);
 }
 
 CpuDetector::~CpuDetector() = default;
@@ -124,8 +129,14 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     });
     if (!any.load()) return;
     // The other planes only for a level where some window survived the prefix, and the rest of
-    // the cascade only on the survivors, in runs of a row's survivors.
-    if (survivor_blocks_) {
+    // the cascade only on the survivors, in runs of a row's survivors. PerLevel: survivor blocks
+    // while the survivors are few for the level's size, else its integral histogram.
+    std::size_t survivors = 0;
+    for (const LevelRows::Row& rr : out_rows.rows) survivors += rr.survivors.size();
+    const double level_mpx = static_cast<double>(level.width) * static_cast<double>(level.height) / 1e6;
+    const bool blocks = survivor_blocks_ && (options_.prefix_planes == PrefixPlanes::SurvivorBlocks ||
+                                             static_cast<double>(survivors) < options_.integral_from_survivors * level_mpx);
+    if (blocks) {
         features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
         features.hog_from_gradients = true;
     } else {

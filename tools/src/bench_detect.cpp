@@ -57,7 +57,7 @@ struct Row {
     std::vector<double> hog_tails;         // LBP prefix: batched ms per frame for each of kTailFroms
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
-    double cpu1_every_level = NAN, cpu1_where_survivors = NAN;
+    double cpu1_every_level = NAN, cpu1_where_survivors = NAN, cpu1_blocks = NAN;
     // --cpu-threads: ms per frame at each thread count (medians), and the speed-up over the first
     // count (the median of the rounds' ratios; see interleaved_scaling)
     std::vector<double> cpu_at, peer_at, cpu_up, peer_up;
@@ -293,9 +293,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         if (prefix) {
                             CpuDetector every(model, p, CpuOptions{PrefixPlanes::EveryLevel});
                             CpuDetector where(model, p, CpuOptions{PrefixPlanes::WhereSurvivors});
+                            CpuDetector blocks(model, p, CpuOptions{PrefixPlanes::SurvivorBlocks});
                             tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
                             r.cpu1_every_level = median_ms(o.cpu_repeats, [&] { every.detect(view); });
                             r.cpu1_where_survivors = median_ms(o.cpu_repeats, [&] { where.detect(view); });
+                            r.cpu1_blocks = median_ms(o.cpu_repeats, [&] { blocks.detect(view); });
                         }
                     }
 #if CASCADEKIT_HAVE_CUDA
@@ -600,14 +602,16 @@ int run_bench_detect(const BenchDetectOptions& o) {
         if (prefix && !o.no_cpu) {
             md << "## CPU, 1 thread, after the LBP prefix: how the HoG stages get their blocks, ms per frame\n\n"
                << "Every level: integral histograms of every level first (as without a prefix). Where survivors: a level's "
-                  "integral histogram only when a window survived the prefix. Survivor blocks (default): a per-pixel gradient "
-                  "plane, each survivor's blocks summed from it. The same detections all three ways.\n\n"
-               << "| size | step | stride | every level | where survivors | survivor blocks | every level / survivor blocks |\n"
-               << "|---|---|---|---|---|---|---|\n";
+                  "integral histogram only when a window survived the prefix. Survivor blocks: a per-pixel gradient "
+                  "plane, each survivor's blocks summed from it. Per level (default): survivor blocks where a level's "
+                  "survivors are few, its integral histogram where they are many (CpuOptions::integral_from_survivors). "
+                  "The same detections every way.\n\n"
+               << "| size | step | stride | every level | where survivors | survivor blocks | per level | survivor blocks / per level |\n"
+               << "|---|---|---|---|---|---|---|---|\n";
             for (const Row& r : rows)
                 md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(r.cpu1_every_level, "%.1f") << " | "
-                   << fmt(r.cpu1_where_survivors, "%.1f") << " | " << fmt(r.cpu1, "%.1f") << " | "
-                   << fmt(r.cpu1_every_level / r.cpu1, "%.2f×") << " |\n";
+                   << fmt(r.cpu1_where_survivors, "%.1f") << " | " << fmt(r.cpu1_blocks, "%.1f") << " | " << fmt(r.cpu1, "%.1f") << " | "
+                   << fmt(r.cpu1_blocks / r.cpu1, "%.2f×") << " |\n";
             md << "\n";
         }
         if (!o.cpu_threads.empty() && !o.no_cpu) {

@@ -69,8 +69,9 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
                           std::to_string(options.lbp_block_threads));
     if (options.lbp_warp_round != 1 && options.lbp_warp_round != 2 && options.lbp_warp_round != 4 && options.lbp_warp_round != 8)
         throw DetectError("CudaOptions::lbp_warp_round must be 1, 2, 4 or 8, not " + std::to_string(options.lbp_warp_round));
-    if (options.prefix_planes == PrefixPlanes::WhereSurvivors)
-        throw DetectError("PrefixPlanes::WhereSurvivors is CPU-only: the CUDA backend takes EveryLevel or SurvivorBlocks");
+    if (options.prefix_planes == PrefixPlanes::WhereSurvivors || options.prefix_planes == PrefixPlanes::PerLevel)
+        throw DetectError(std::string("PrefixPlanes::") + (options.prefix_planes == PrefixPlanes::PerLevel ? "PerLevel" : "WhereSurvivors") +
+                          " is CPU-only: the CUDA backend takes EveryLevel or SurvivorBlocks");
     cuda::Engine& engine = impl_->engine;
     engine.options = options;
     DeviceGuard device(options.device);

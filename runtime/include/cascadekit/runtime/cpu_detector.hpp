@@ -14,7 +14,14 @@
 namespace cascadekit {
 
 struct CpuOptions {
-    PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
+    PrefixPlanes prefix_planes = PrefixPlanes::PerLevel;
+    // PerLevel: a level whose survivors of the prefix number at least this many per megapixel
+    // of the level gets its integral histogram; below, survivor blocks. The shipped people hybrid
+    // on three PennFudan photos at 1280×960 (×1.05, stride 8, one thread): 100–250 equally fast,
+    // 78–100 ms a frame against 97–209 with survivor blocks everywhere; 1000 already 1.2–1.5×
+    // slower (experiments/results/inria-hybrid.md, "Survivor blocks or integral histograms,
+    // level by level").
+    double integral_from_survivors = 250.0;
     // Pyramid levels detected at once, each in its own storage (its images and feature planes),
     // started in order, the largest first: at most levels_in_flight, and beyond the first only
     // while the levels in flight take at most level_memory_in_flight bytes of storage (estimated

@@ -103,6 +103,9 @@ enum class PrefixPlanes {
                          // window survived it, then the other stages on the survivors (CPU only)
     SurvivorBlocks,      // the prefix on every window; then only a per-pixel gradient plane, and each
                          // survivor's blocks summed from it (no integral histogram at all)
+    PerLevel,            // the prefix on every window; then per level whichever costs less by
+                         // CpuOptions::integral_from_survivors: survivor blocks where the survivors
+                         // are few, the level's integral histogram where they are many (CPU only)
 };
 
 // Thread safety: one Detector serves one detect() call at a time (it owns reusable buffers);
