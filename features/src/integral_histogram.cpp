@@ -68,9 +68,7 @@ template <class Emit>
     else row([lut](std::uint8_t v) { return int(lut[v]); });
 }
 const std::uint8_t* lut_of(GrayGamma gamma) { return gamma == GrayGamma::None ? nullptr : gamma_table(gamma); }
-}  // namespace
 
-namespace {
 // Adds one pixel's entry to per-bin sums (nearest-bin entries carry no upper part): the column
 // sums of a band, in memory.
 template <bool Split>
