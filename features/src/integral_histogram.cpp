@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 #include <utility>
 #include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
+#include "bands.hpp"
 #include "cascadekit/features/simd.hpp"
 #include "gradient_table.hpp"
 
@@ -136,7 +134,8 @@ CASCADEKIT_SIMD_CLONES void column_sums_row(const GradientSource& src, int y, co
     });
 }
 
-// The same from stored entries (the banded path).
+// The same from stored entries (the banded path). (The vote-and-store pair, folded into one member
+// of RowSums called from both, stopped being inlined into the AVX2 clones: twice the time.)
 template <bool Split>
 CASCADEKIT_SIMD_CLONES void integrate_entry_row(const std::uint32_t* entries, int w, const std::uint32_t* above, std::uint32_t* out) {
     RowSums sums;
@@ -169,73 +168,40 @@ void IntegralHistogram::compute(const GradientSource& image, GradientParams para
     // (36 bytes a point written), then a column pass reading and writing every point again. On one
     // thread the second pass was as costly as the first (experiments/results/inria-hog-cascade.md).
     // Now each table entry is written once, as IntegralImage::compute does: one pass on one thread;
-    // on several, bands of rows whose column sums set the table row above each band first.
-    const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-                                                      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-    constexpr int kMinBand = 8;
-    const int bands = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>((h + kMinBand - 1) / kMinBand), 4 * threads));
-    if (bands <= 1 || threads <= 1) {
+    // on several, bands of rows whose column sums set the table row above each band first (bands.hpp).
+    const detail::Bands bands = detail::plan_bands(h);
+    if (bands.n <= 1) {
         for (int y = 0; y < h; ++y) {
             if (split) integrate_gradient_row<true>(image, y, table, lut, row_at(y), row_at(y + 1));
             else integrate_gradient_row<false>(image, y, table, lut, row_at(y), row_at(y + 1));
         }
         return;
     }
-    const int band = (h + bands - 1) / bands, n_bands = (h + band - 1) / band;
-    auto band_rows = [&](int b) { return std::pair{b * band, std::min(h, (b + 1) * band)}; };
     // 1. Each band's gradient entries (kept, 4 bytes a pixel) and per-bin column sums (a row of
     //    `stride` entries: column x's bins at x · 9).
     if (entries_.size() < static_cast<std::size_t>(w) * h) entries_.resize(static_cast<std::size_t>(w) * h);
-    if (sums_.size() < static_cast<std::size_t>(n_bands) * stride) sums_.resize(static_cast<std::size_t>(n_bands) * stride);
+    if (sums_.size() < static_cast<std::size_t>(bands.n) * stride) sums_.resize(static_cast<std::size_t>(bands.n) * stride);
     std::uint32_t* entries = entries_.data();
     std::uint32_t* sums = sums_.data();
-    tbb::parallel_for(0, n_bands, [&](int b) {
+    tbb::parallel_for(0, bands.n, [&](int b) {
         std::uint32_t* c = sums + static_cast<std::size_t>(b) * stride;
         std::fill_n(c, stride, 0u);
-        const auto [y0, y1] = band_rows(b);
+        const auto [y0, y1] = bands.rows(b, h);
         for (int y = y0; y < y1; ++y) {
             std::uint32_t* e = entries + static_cast<std::size_t>(y) * w;
             if (split) column_sums_row<true>(image, y, table, lut, e, c);
             else column_sums_row<false>(image, y, table, lut, e, c);
         }
     });
-    // 2. Band b's column sums become those of every image row above it (a running sum over the
-    //    bands, column chunks in parallel).
-    constexpr std::size_t kChunk = 2048;
-    const std::size_t used = static_cast<std::size_t>(w) * kOrientationBins;
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, used, kChunk), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t j0 = r.begin(); j0 < r.end(); j0 += kChunk) {
-            std::uint32_t run[kChunk] = {};
-            const std::size_t n = std::min(kChunk, r.end() - j0);
-            for (int b = 0; b < n_bands; ++b) {
-                std::uint32_t* c = sums + static_cast<std::size_t>(b) * stride + j0;
-                for (std::size_t i = 0; i < n; ++i) {
-                    const std::uint32_t t = c[i];
-                    c[i] = run[i];
-                    run[i] += t;
-                }
-            }
-        }
-    });
-    // 3. Each band: the table row above it (the prefix along x of those column sums, formed in
-    //    place from the end: point x + 1 from columns 0 … x), then its rows from the entries.
-    //    Unsigned sums wrap modulo 2^32, so the table is the same whatever the bands and threads.
-    tbb::parallel_for(0, n_bands, [&](int b) {
-        const auto [y0, y1] = band_rows(b);
+    // 2. Band b's column sums become those of every image row above it.
+    detail::sums_above_bands(sums, bands.n, stride, static_cast<std::size_t>(w) * kOrientationBins);
+    // 3. Each band: the table row above it, then its rows from the entries.
+    tbb::parallel_for(0, bands.n, [&](int b) {
+        const auto [y0, y1] = bands.rows(b, h);
         const std::uint32_t* above = row_at(0);
         if (b > 0) {
             std::uint32_t* c = sums + static_cast<std::size_t>(b) * stride;
-            std::uint32_t s[kOrientationBins] = {};
-            for (int x = 0; x < w; ++x)
-                for (int k = 0; k < kOrientationBins; ++k) s[k] += c[static_cast<std::size_t>(x) * kOrientationBins + k];
-            for (int x = w; x > 0; --x)
-                for (int k = 0; k < kOrientationBins; ++k) {
-                    std::uint32_t& column = c[static_cast<std::size_t>(x - 1) * kOrientationBins + k];
-                    const std::uint32_t v = column;
-                    c[static_cast<std::size_t>(x) * kOrientationBins + k] = s[k];
-                    s[k] -= v;
-                }
-            std::fill_n(c, kOrientationBins, 0u);
+            detail::carry_row(c, w, kOrientationBins);
             above = c;
         }
         for (int y = y0; y < y1; ++y) {

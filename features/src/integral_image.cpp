@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <utility>
 
-#include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+
+#include "bands.hpp"
 
 namespace cascadekit {
 
@@ -45,76 +44,42 @@ void IntegralImage::compute(const GrayImage& image) {
     if (const std::size_t n = stride * (static_cast<std::size_t>(height_) + 1); data_.size() < n) data_.resize(n);
     std::fill_n(data_.begin(), stride, 0u);  // row 0
     std::uint32_t* table = data_.data();
-    const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-                                                      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-    // Bands of rows, about 4 a thread (enough for work stealing to even out threads of unequal
-    // speed) and at least kMinBand rows each. Every table entry is written once:
+    // Bands of rows (bands.hpp). Every table entry is written once:
     //   1. each band's column sums (the band's pixels read once);
-    //   2. band b's column sums become those of every row above it (a running sum over the bands,
-    //      column chunks in parallel);
+    //   2. band b's column sums become those of every row above it (detail::sums_above_bands);
     //   3. each band integrates its rows as the one-pass path does, starting from the table row
-    //      above it, which it forms from those column sums (their prefix along x).
-    // Unsigned sums wrap modulo 2^32, so the table is the same whatever the bands and threads.
+    //      above it, which it forms from those column sums (detail::carry_row).
     // Until the twentieth session the bands were 64 rows, integrated each from zero, then raised by
     // the band above in a second pass over the table: on 16 threads the gray integral images of a
     // 1920×1080 frame's 40 levels took 4.1 ms against 7.4 on one thread (experiments/results/cpu-scaling.md).
-    constexpr int kMinBand = 8;
-    const int bands = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>((height_ + kMinBand - 1) / kMinBand), 4 * threads));
-    if (bands <= 1 || threads <= 1) {
+    const detail::Bands bands = detail::plan_bands(height_);
+    if (bands.n <= 1) {
         integrate_rows(image, 0, height_, table, table, stride);  // one pass
         return;
     }
-    const int band = (height_ + bands - 1) / bands, n_bands = (height_ + band - 1) / band;
-    auto band_rows = [&](int b) { return std::pair{b * band, std::min(height_, (b + 1) * band)}; };
     const int w = width_;
     // A band's column sums in a row of `stride` (w + 1) entries: step 3 turns it in place into the
     // table row above the band.
-    if (sums_.size() < static_cast<std::size_t>(n_bands) * stride) sums_.resize(static_cast<std::size_t>(n_bands) * stride);
+    if (sums_.size() < static_cast<std::size_t>(bands.n) * stride) sums_.resize(static_cast<std::size_t>(bands.n) * stride);
     std::uint32_t* sums = sums_.data();
-    tbb::parallel_for(0, n_bands, [&](int b) {
+    tbb::parallel_for(0, bands.n, [&](int b) {
         // The bound in a local and __restrict__: otherwise the stores might change the bound or
         // the pixels (uint8_t may alias anything), and GCC leaves the loop scalar.
         const int n = w;
         std::uint32_t* __restrict__ c = sums + static_cast<std::size_t>(b) * stride;
         std::fill_n(c, n, 0u);
-        const auto [y0, y1] = band_rows(b);
+        const auto [y0, y1] = bands.rows(b, height_);
         for (int y = y0; y < y1; ++y) {
             const std::uint8_t* __restrict__ px = image.pixels.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(n);
             for (int x = 0; x < n; ++x) c[x] += px[x];
         }
     });
-    // Column chunks of at most kChunk (the partitioner may hand a task a longer range: it is
-    // walked a chunk at a time).
-    constexpr int kChunk = 512;
-    tbb::parallel_for(tbb::blocked_range<int>(0, w, kChunk), [&](const tbb::blocked_range<int>& r) {
-        for (int x0 = r.begin(); x0 < r.end(); x0 += kChunk) {
-            std::uint32_t run[kChunk] = {};
-            const int n = std::min(kChunk, r.end() - x0);
-            for (int b = 0; b < n_bands; ++b) {
-                std::uint32_t* c = sums + static_cast<std::size_t>(b) * stride + x0;
-                for (int i = 0; i < n; ++i) {
-                    const std::uint32_t t = c[i];
-                    c[i] = run[i];
-                    run[i] += t;
-                }
-            }
-        }
-    });
-    tbb::parallel_for(0, n_bands, [&](int b) {
-        const auto [y0, y1] = band_rows(b);
+    detail::sums_above_bands(sums, bands.n, stride, static_cast<std::size_t>(w));
+    tbb::parallel_for(0, bands.n, [&](int b) {
+        const auto [y0, y1] = bands.rows(b, height_);
         if (b == 0) return integrate_rows(image, y0, y1, nullptr, table, stride);
-        // Table row y0 (image rows above the band; band b − 1 writes it as its last row): the
-        // prefix along x of the column sums above the band, formed in place in the band's row of
-        // sums (entry x + 1 from entries 0 … x, so from the end).
         std::uint32_t* c = sums + static_cast<std::size_t>(b) * stride;
-        std::uint32_t s = 0;
-        for (int x = 0; x < w; ++x) s += c[x];
-        for (int x = w; x > 0; --x) {
-            const std::uint32_t column = c[x - 1];
-            c[x] = s;
-            s -= column;
-        }
-        c[0] = 0;
+        detail::carry_row(c, w, 1);  // table row y0: the image rows above the band
         integrate_rows(image, y0, y1, c, table, stride);
     });
 }

@@ -253,8 +253,7 @@ int run_eval(const EvalOptions& o) {
 
         // How much work a full-image scan did (--model only; nothing for given detections): the mean
         // weak classifiers a window over the protocol's own windows (padding, level padding and
-        // enlargement included).
-        // Also the share of the windows that reach stages 2 to 5 (where the work per window goes).
+        // enlargement included), and the share of them reaching stages 2 to 5 (where that work goes).
         auto print_scan = [&](const DetectStats& scan, const std::string& set_name) {
             if (scan.windows_scanned == 0) return;
             std::printf("%s: %sscan: %llu windows, %.2f weak classifiers per window", label.c_str(),
