@@ -187,6 +187,7 @@ TEST(Cli, InspectPrintsStagesAndDrawsBlocks) {
     EXPECT_EQ(pool.code, 0);
     EXPECT_EQ(pool.out, "pool zhu: 5029 blocks\n");
     EXPECT_EQ(cascade("inspect --pool dalal-triggs", dir).out, "pool dalal-triggs: 105 blocks\n");
+    EXPECT_EQ(cascade("inspect --pool zhu-grid4", dir).out, "pool zhu-grid4: 2521 blocks\n");
     const CommandResult bad = cascade("inspect " + q(dir / "nope.h5"), dir);
     EXPECT_EQ(bad.code, 1);
     EXPECT_NE(bad.err.find("no such file"), std::string::npos);

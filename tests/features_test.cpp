@@ -485,6 +485,48 @@ TEST(IntegralHistogram, BandsInParallelEqualOnePassAndAPlainReference) {
     }
 }
 
+// With a grid G, the table holds the full table's points at multiples of G, for odd sizes (pixels
+// past the last whole cell in no point), gray and colour, both vote rules, any thread count; and
+// a block read through it equals the full table's.
+TEST(IntegralHistogram, GridPointsEqualTheFullTable) {
+    const GrayImage gray = random_image(133, 203, 15);
+    ColourPlanes colour{random_image(133, 203, 16), blobby_image(133, 203, 17), random_image(133, 203, 18)};
+    std::size_t points = 0;
+    for (const GradientSource& src : {GradientSource(gray), GradientSource(colour)})
+        for (OrientationVotes votes : {OrientationVotes::Nearest, OrientationVotes::Split}) {
+            const GradientParams params{GrayGamma::Sqrt, votes};
+            IntegralHistogram full;
+            full.compute(src, params);
+            for (int g : {2, 3, 4, 8}) {
+                for (int threads : {1, 3}) {
+                    IntegralHistogram ih;
+                    ih.compute(random_image(300, 500, 19), {}, 1);  // storage used before, larger
+                    tbb::task_arena(threads).execute([&] { ih.compute(src, params, g); });
+                    ASSERT_EQ(ih.grid(), g);
+                    ASSERT_EQ(ih.columns(), static_cast<std::size_t>(133 / g + 1));
+                    for (int y = 0; y <= 203 / g * g; y += g)
+                        for (int x = 0; x <= 133 / g * g; x += g, ++points)
+                            ASSERT_TRUE(std::equal(ih.point(x, y), ih.point(x, y) + kOrientationBins, full.point(x, y)))
+                                << "grid " << g << ", point (" << x << ", " << y << "), " << src.count << " plane(s), " << threads << " thread(s)";
+                }
+                IntegralHistogram ih;
+                ih.compute(src, params, g);
+                const Rect block{2 * g, 3 * g, 8 * g, 8 * g};
+                BlockDescriptor a, b;
+                block_descriptor(ih, g, 2 * g, block, HogParams{}, a);
+                block_descriptor(full, g, 2 * g, block, HogParams{}, b);
+                EXPECT_EQ(a, b) << "grid " << g;
+                EXPECT_EQ(ih.rect_sum({g, g, 4 * g, 2 * g}), full.rect_sum({g, g, 4 * g, 2 * g})) << "grid " << g;
+            }
+        }
+    EXPECT_GT(points, 8000u);
+    IntegralHistogram tiny;  // smaller than one cell: only the zero row and column
+    tiny.compute(constant_image(3, 3, 9), {}, 4);
+    EXPECT_EQ(tiny.columns(), 1u);
+    EXPECT_EQ(tiny.point(0, 0)[0], 0u);
+    EXPECT_THROW(tiny.compute(constant_image(3, 3, 9), {}, 0), std::invalid_argument);
+}
+
 TEST(IntegralHistogram, EdgeCases) {
     IntegralHistogram ih;
     ih.compute(constant_image(1, 1, 200));
@@ -575,6 +617,30 @@ TEST(BlockPool, ZhuHas5029BlocksFollowingTheDocumentedRule) {
     EXPECT_EQ(pool[1], (Rect{4, 0, 12, 12}));
     EXPECT_EQ(pool.back(), (Rect{0, 96, 64, 32}));
     EXPECT_EQ(make_block_pool("zhu", 64, 128), pool);  // deterministic
+}
+
+TEST(BlockPool, GridPoolsPutEveryCellCornerOnTheirGrid) {
+    for (const auto& [name, g, count] : {std::tuple{"zhu-grid2", 2, 20742u}, {"zhu-grid4", 4, 2521u}, {"zhu-grid8", 8, 452u}}) {
+        EXPECT_EQ(block_pool_grid(name), g);
+        const auto pool = make_block_pool(name, 64, 128);
+        EXPECT_EQ(pool.size(), count) << name;
+        EXPECT_EQ(std::set<Rect>(pool.begin(), pool.end()).size(), pool.size()) << name;
+        for (const Rect& r : pool) {
+            ASSERT_TRUE(r.inside(64, 128)) << name;
+            ASSERT_EQ(r.x % g, 0) << name;
+            ASSERT_EQ(r.y % g, 0) << name;
+            ASSERT_EQ(r.w % (2 * g), 0) << name;  // cells of whole grid steps
+            ASSERT_EQ(r.h % (2 * g), 0) << name;
+            ASSERT_GE(std::min(r.w, r.h), 12) << name;
+            ASSERT_TRUE(r.w == r.h || r.h == 2 * r.w || r.w == 2 * r.h) << name;
+        }
+        // Every shape at every grid position: the first two squares are neighbours on the grid.
+        const int side = (12 + 2 * g - 1) / (2 * g) * (2 * g);
+        EXPECT_EQ(pool[0], (Rect{0, 0, side, side})) << name;
+        EXPECT_EQ(pool[1], (Rect{g, 0, side, side})) << name;
+    }
+    EXPECT_EQ(block_pool_grid("zhu"), 1);
+    EXPECT_THROW(make_block_pool("zhu-grid4", 64, 128, 7), std::invalid_argument);
 }
 
 TEST(BlockPool, DalalTriggsHas105FixedBlocks) {

@@ -21,6 +21,7 @@
 #include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "cascadekit/runtime/cuda_detector.hpp"
+#include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 #include "runtime_support.hpp"
 #include "test_support.hpp"
@@ -516,6 +517,54 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
             }
             ++run;
         }
+}
+
+// Models whose blocks lie on a 4-px grid (zhu-grid4): at strides 4, 8 and 12 the GPU builds its
+// integral histograms on the grid (the cell pass), at stride 6 at every pixel (the CPU then on a
+// 2-px grid); with an LBP prefix and integral histograms of every level, the gray integral images
+// and the grid's tables side by side. Every way the CPU's detections and statistics.
+TEST(GpuDetector, GridHistogramsMatchTheCpu) {
+    REQUIRE_GPU();
+    struct Run {
+        int learners, lbp;  // 3: thread-per-window stages, 20: warp-per-window
+        bool colour, split, sqrt;
+        int pad;
+        std::vector<int> strides;  // the first also on a photo
+    };
+    const Run runs[] = {{3, 0, false, false, false, 0, {8, 6}},
+                        {20, 0, true, false, true, 16, {4}},
+                        {3, 0, true, true, false, 0, {12}},
+                        {20, 6, false, true, false, 0, {8}}};
+    int run = 0;
+    for (const Run& r : runs) {
+        CascadeModel m = random_model(700u + static_cast<unsigned>(run), 3, r.learners, r.lbp, "zhu-grid4");
+        ASSERT_EQ(hog_block_grid(m) % 4, 0);
+        if (r.colour) m.hog.channels = GradientChannels::Colour;
+        if (r.split) m.hog.votes = OrientationVotes::Split;
+        if (r.sqrt) m.hog.gamma = GrayGamma::Sqrt;
+        const Frame f = rgb_frame(421 + 31 * run, 317 + 13 * run, 700u + static_cast<unsigned>(run));
+        calibrate_on(m, f.view);
+        for (int stride : r.strides) {
+            DetectParams p;
+            p.stride = stride;
+            p.scale_step = 1.15;
+            p.level_pad = r.pad;
+            for (bool grid : {true, false}) {
+                CudaOptions o;
+                o.grid_histograms = grid;
+                if (r.lbp > 0) o.prefix_planes = PrefixPlanes::EveryLevel;
+                const std::string what = "grid-4 model " + std::to_string(run) + ", stride " + std::to_string(stride) +
+                                         (grid ? ", grid histograms" : ", full histograms");
+                compare_backends(m, p, f.view, what + " synthetic", o);
+                if (stride != r.strides.front()) continue;
+                for (const fs::path& photo : pennfudan_images(1)) {
+                    const auto [view, keep] = load_photo(photo);
+                    compare_backends(m, p, view, what + " " + photo.filename().string(), o);
+                }
+            }
+        }
+        ++run;
+    }
 }
 
 TEST(GpuDetector, ShippedModelsMatchTheCpuOnSyntheticAndPennFudanImages) {

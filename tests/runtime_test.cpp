@@ -277,12 +277,7 @@ TEST(CpuDetector, ColourGradientsAgreeWithAPlainReferenceOnEveryWindow) {
         planes.r = blobby_image(w, h, seed);
         planes.g = blobby_image(w, h, seed + 100);
         planes.b = blobby_image(w, h, seed + 200);
-        std::vector<std::uint8_t> bgr(static_cast<std::size_t>(w) * h * 3);
-        for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i) {
-            bgr[3 * i] = planes.b.pixels[i];
-            bgr[3 * i + 1] = planes.g.pixels[i];
-            bgr[3 * i + 2] = planes.r.pixels[i];
-        }
+        const std::vector<std::uint8_t> bgr = bgr_bytes(planes);
         const ImageView view{bgr.data(), w, h, w * 3, 3, ChannelOrder::BGR};
         const GrayImage gray = to_gray(view);
         calibrate_thresholds(m, gray, &planes);
@@ -574,6 +569,41 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
         }
     }
     EXPECT_GE(with_detections, 2u);
+}
+
+// A model whose blocks lie on a 4-px grid, scanned at strides that are multiples of 4, 2 or
+// neither: the grid histograms (hog_block_grid and the stride's common divisor) give the same
+// detections and statistics as full ones, gray and colour, with and without an LBP prefix.
+TEST(CpuDetector, GridHistogramsChangeNothing) {
+    EXPECT_EQ(hog_block_grid(random_model(5, 2, 30, 0)), 1);  // Zhu's pool: odd cell sides
+    EXPECT_EQ(hog_block_grid(random_model(5, 0, 0, 3)), 0);   // no HoG learner
+    const int w = 300, h = 260;
+    ColourPlanes planes{blobby_image(w, h, 72), random_image(w, h, 73), blobby_image(w, h, 74)};
+    const std::vector<std::uint8_t> bgr = bgr_bytes(planes);
+    const ImageView rgb{bgr.data(), w, h, w * 3, 3, ChannelOrder::BGR};
+    const GrayImage gray = to_gray(rgb);
+    std::size_t detections = 0;
+    for (int lbp : {0, 4})
+        for (bool colour : {false, true}) {
+            CascadeModel m = random_model(80u + static_cast<unsigned>(lbp), 3, 5, lbp, "zhu-grid4");
+            ASSERT_EQ(hog_block_grid(m) % 4, 0);
+            if (colour) m.hog.channels = GradientChannels::Colour;
+            m.hog.votes = colour ? OrientationVotes::Split : OrientationVotes::Nearest;
+            calibrate_thresholds(m, gray, colour ? &planes : nullptr);
+            for (int stride : {8, 4, 6, 3}) {
+                DetectParams p;
+                p.scale_step = 1.15;
+                p.stride = stride;
+                p.level_pad = stride == 6 ? 10 : 0;
+                const ImageView view = colour ? rgb : gray.view();
+                const DetectResult grid = CpuDetector(m, p).detect(view);
+                const DetectResult full = CpuDetector(m, p, CpuOptions{.grid_histograms = false}).detect(view);
+                EXPECT_EQ(grid.detections, full.detections) << "stride " << stride << ", lbp " << lbp << ", colour " << colour;
+                EXPECT_EQ(grid.stats, full.stats) << "stride " << stride << ", lbp " << lbp << ", colour " << colour;
+                detections += grid.detections.size();
+            }
+        }
+    EXPECT_GT(detections, 20u);
 }
 
 // HoG stages run 8 or 4 windows side by side (runtime/src/stages/hog_svm.cpp), and rows go

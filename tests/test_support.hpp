@@ -99,10 +99,11 @@ inline void draw_bar(GrayImage& img, double wx, double wy, double s, std::uint8_
 // A random model: `hog_stages` hog_svm stages (binary, margin, binary, clipped votes, repeating) with random
 // blocks from the zhu pool, optionally a waldboost_lbp stage first. Thresholds are set by the
 // caller or left at 0.
-inline CascadeModel random_model(unsigned seed, int hog_stages, int learners, int lbp_weak) {
+// pool: any make_block_pool name (zhu-grid4: every block corner on a 4-px grid).
+inline CascadeModel random_model(unsigned seed, int hog_stages, int learners, int lbp_weak, const char* pool_name = "zhu") {
     std::mt19937 rng(seed);
     std::normal_distribution<float> n01(0.0f, 1.0f);
-    const auto pool = make_block_pool("zhu", 64, 128);
+    const auto pool = make_block_pool(pool_name, 64, 128);
     std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
     CascadeModel m;
     if (lbp_weak > 0) {
@@ -132,6 +133,18 @@ inline CascadeModel random_model(unsigned seed, int hog_stages, int learners, in
         m.stages.push_back(st);
     }
     return m;
+}
+
+// The planes as interleaved B, G, R bytes (an ImageView of w × h, 3 channels, ChannelOrder::BGR).
+inline std::vector<std::uint8_t> bgr_bytes(const ColourPlanes& planes) {
+    const std::size_t n = planes.r.pixels.size();
+    std::vector<std::uint8_t> bgr(n * 3);
+    for (std::size_t i = 0; i < n; ++i) {
+        bgr[3 * i] = planes.b.pixels[i];
+        bgr[3 * i + 1] = planes.g.pixels[i];
+        bgr[3 * i + 2] = planes.r.pixels[i];
+    }
+    return bgr;
 }
 
 // Writes a binary PGM (8-bit gray) that OpenCV and every image viewer read.

@@ -630,6 +630,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"data: {jitter_copies: 17}", "x.yaml: data.jitter_copies: must be in [0, 16]"},
         {"data: {jitter_rotate: -1}", "x.yaml: data.jitter_rotate: must be in [0, 45] degrees"},
         {"boosting: {min_block: 7}", "x.yaml: boosting.min_block: must be an even number of pixels"},
+        {"boosting: {pool: zhu-grid3}", "x.yaml: boosting.pool: must be zhu, zhu-grid2, zhu-grid4, zhu-grid8 or dalal-triggs"},
+        {"window: {width: 12, height: 12}\nboosting: {pool: zhu-grid8}", "x.yaml: boosting.pool: zhu-grid8 has no block in a 12x12 window"},
         {"window: {width: 24, height: 24}\nboosting: {min_block: 26}", "x.yaml: boosting.min_block: must be an even number"},
         {"boosting: {final_stage: hog_svm}", "x.yaml: boosting.final_stage: 'hog_svm' already trains the cascade's stages"},
         {"boosting: {final_stage: dense}", "x.yaml: boosting.final_stage: no stage trainer 'dense'"},
@@ -637,6 +639,7 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"window: {width: 12, height: 12}\nboosting: {final_stage: hog_dense}", "x.yaml: boosting.final_stage: hog_dense needs a window"},
     };
     EXPECT_EQ(parse_train_config("window: {width: 24, height: 24}\nboosting: {min_block: 8}", "x.yaml").boosting.min_block, 8);
+    EXPECT_EQ(parse_train_config("boosting: {pool: zhu-grid4}", "x.yaml").boosting.pool, "zhu-grid4");
     EXPECT_EQ(parse_train_config("hog: {gamma: sqrt}", "x.yaml").hog.gamma, GrayGamma::Sqrt);
     EXPECT_EQ(parse_train_config("hog: {votes: split}", "x.yaml").hog.votes, OrientationVotes::Split);
     EXPECT_EQ(parse_train_config("hog: {gamma: sqrt}", "x.yaml").hog.votes, OrientationVotes::Nearest);

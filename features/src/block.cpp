@@ -12,8 +12,8 @@ void normalise_block(BlockDescriptor& v, const HogParams& params) {
 }
 
 void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,
-                      const HogParams& params, BlockDescriptor& out) {
-    const BlockCorners c = block_corners(block, row_stride);
+                      const HogParams& params, BlockDescriptor& out, int grid) {
+    const BlockCorners c = block_corners(block, row_stride, grid);
     int k = 0;
     for (int j = 0; j < 2; ++j)
         for (int i = 0; i < 2; ++i)
@@ -36,7 +36,7 @@ void block_descriptor(const GradientPlane& plane, int ox, int oy, const Rect& bl
 
 void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
                       const HogParams& params, BlockDescriptor& out) {
-    block_descriptor(ih.point(ox, oy), ih.row_stride(), block, params, out);
+    block_descriptor(ih.point(ox, oy), ih.row_stride(), block, params, out, ih.grid());
 }
 
 }  // namespace cascadekit

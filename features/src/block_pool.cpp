@@ -16,7 +16,14 @@ void add_positions(std::vector<Rect>& pool, int w, int h, int step, int win_w, i
 }
 }  // namespace
 
-std::vector<std::string_view> block_pool_names() { return {"zhu", "dalal-triggs"}; }
+std::vector<std::string_view> block_pool_names() { return {"zhu", "zhu-grid2", "zhu-grid4", "zhu-grid8", "dalal-triggs"}; }
+
+int block_pool_grid(std::string_view name) {
+    if (name == "zhu-grid2") return 2;
+    if (name == "zhu-grid4") return 4;
+    if (name == "zhu-grid8") return 8;
+    return 1;
+}
 
 std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h, int min_side) {
     std::vector<Rect> pool;
@@ -26,10 +33,18 @@ std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h, i
         for (int s = min_side; s <= win_w && s <= win_h; s += 2) add_positions(pool, s, s, zhu_step(s), win_w, win_h);
         for (int w = min_side; w <= win_w && 2 * w <= win_h; w += 2) add_positions(pool, w, 2 * w, zhu_step(w), win_w, win_h);
         for (int h = min_side; 2 * h <= win_w && h <= win_h; h += 2) add_positions(pool, 2 * h, h, zhu_step(h), win_w, win_h);
+    } else if (const int g = block_pool_grid(name); g > 1) {
+        if (min_side < 4 || min_side % 2 != 0)
+            throw std::invalid_argument("block pool '" + std::string(name) + "': the smallest block side must be even and >= 4, not " +
+                                        std::to_string(min_side));
+        const int first = (min_side + 2 * g - 1) / (2 * g) * (2 * g);  // cells of whole grid steps
+        for (int s = first; s <= win_w && s <= win_h; s += 2 * g) add_positions(pool, s, s, g, win_w, win_h);
+        for (int w = first; w <= win_w && 2 * w <= win_h; w += 2 * g) add_positions(pool, w, 2 * w, g, win_w, win_h);
+        for (int h = first; 2 * h <= win_w && h <= win_h; h += 2 * g) add_positions(pool, 2 * h, h, g, win_w, win_h);
     } else if (name == "dalal-triggs") {
         add_positions(pool, 16, 16, 8, win_w, win_h);
     } else {
-        throw std::invalid_argument("unknown block pool '" + std::string(name) + "' (expected zhu or dalal-triggs)");
+        throw std::invalid_argument("unknown block pool '" + std::string(name) + "' (expected zhu, zhu-grid2, zhu-grid4, zhu-grid8 or dalal-triggs)");
     }
     return pool;
 }

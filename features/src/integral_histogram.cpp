@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -31,7 +33,7 @@ template <class Emit>
     const std::size_t down_off = static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
     // One loop per plane count, instantiated with and without the table look-up (the plain gray
     // one stays lean).
-    auto row = [&](auto level) {
+    auto row = [&](auto level) __attribute__((always_inline)) {
         if (src.count == 1) {
             const std::uint8_t* px = src.planes[0]->pixels.data();
             const std::uint8_t *up = px + up_off, *mid = px + mid_off, *down = px + down_off;
@@ -148,9 +150,79 @@ CASCADEKIT_SIMD_CLONES void integrate_entry_row(const std::uint32_t* entries, in
 }
 }  // namespace
 
-void IntegralHistogram::compute(const GradientSource& image, GradientParams params) {
+namespace {
+// Image row y's gradients added into its cells' per-bin sums (cells: `columns` cells of `grid`
+// pixels, 9 bins each; the pixels past the last whole cell add to nothing): each cell's pixels
+// are summed in registers (RowSums), then added to the cell once.
+template <bool Split>
+CASCADEKIT_SIMD_CLONES void cell_sums_row(const GradientSource& src, int y, const std::uint32_t* table, const std::uint8_t* lut,
+                                          int grid, int columns, std::uint32_t* cells) {
+    RowSums sums;
+    int left = grid, cell = 0;
+    gradient_row(src, y, table, lut, [&](int, std::uint32_t e) __attribute__((always_inline)) {
+        if (cell >= columns) return;
+        sums.vote<Split>(e);
+        if (--left == 0) {
+            std::uint32_t* c = cells + static_cast<std::size_t>(cell) * kOrientationBins;
+            sums.store(c, c);
+            sums = {};
+            left = grid;
+            ++cell;
+        }
+    });
+}
+}  // namespace
+
+// The grid's table (compute with grid > 1): each band of whole cell rows sums its pixels into its
+// cells (in parallel), then the cells are integrated row after row (1/G² of the points: cheap).
+void IntegralHistogram::compute_grid(const GradientSource& image, GradientParams params) {
+    const int g = grid_;
+    const int cols = width_ / g, rows = height_ / g;
+    const std::size_t stride = row_stride();
+    if (const std::size_t n = stride * (static_cast<std::size_t>(rows) + 1); data_.size() < n) data_.resize(n);
+    std::fill_n(data_.begin(), stride, 0u);  // row 0
+    if (cols == 0 || rows == 0) {
+        std::fill_n(data_.begin(), stride * (static_cast<std::size_t>(rows) + 1), 0u);
+        return;
+    }
+    const std::uint32_t* table = detail::gradient_table(params.votes);
+    const std::uint8_t* lut = lut_of(params.gamma);
+    const bool split = params.votes == OrientationVotes::Split;
+    // The cells' sums go where their table row will be (row cy + 1, from column 1), then each
+    // row is integrated in place: along x, then the row above added.
+    std::uint32_t* ih = data_.data();
+    tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+        for (int cy = r.begin(); cy < r.end(); ++cy) {
+            std::uint32_t* row = ih + (static_cast<std::size_t>(cy) + 1) * stride;
+            std::fill_n(row, stride, 0u);
+            std::uint32_t* cells = row + kOrientationBins;
+            for (int y = cy * g; y < (cy + 1) * g; ++y) {
+                if (split) cell_sums_row<true>(image, y, table, lut, g, cols, cells);
+                else cell_sums_row<false>(image, y, table, lut, g, cols, cells);
+            }
+        }
+    });
+    for (int cy = 1; cy <= rows; ++cy) {
+        std::uint32_t* row = ih + static_cast<std::size_t>(cy) * stride;
+        const std::uint32_t* above = row - stride;
+        std::uint32_t run[kOrientationBins] = {};
+        for (std::size_t p = kOrientationBins; p < stride; p += kOrientationBins)
+            for (int b = 0; b < kOrientationBins; ++b) {
+                run[b] += row[p + static_cast<std::size_t>(b)];
+                row[p + static_cast<std::size_t>(b)] = above[p + static_cast<std::size_t>(b)] + run[b];
+            }
+    }
+}
+
+void IntegralHistogram::compute(const GradientSource& image, GradientParams params, int grid) {
+    if (grid < 1) throw std::invalid_argument("IntegralHistogram: grid must be at least 1, not " + std::to_string(grid));
     width_ = image.width();
     height_ = image.height();
+    grid_ = grid;
+    if (grid > 1) {
+        compute_grid(image, params);
+        return;
+    }
     const std::size_t stride = row_stride();
     // The storage only grows (as IntegralImage's): resize would zero 36 bytes a point on one
     // thread for each frame's first level.

@@ -1,5 +1,7 @@
 #include "cascadekit/runtime/cpu_detector.hpp"
 
+#include "cascadekit/runtime/stages/hog_svm.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_group.h>
@@ -8,6 +10,7 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -69,8 +72,10 @@ CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions opt
                        rest_needs_.hog && !rest_needs_.gray_integral;
     // PerLevel: any level may take an integral histogram.
     const bool only_blocks = survivor_blocks_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks;
+    if (options_.grid_histograms && needs.hog) hog_grid_ = std::max(1, std::gcd(hog_block_grid(model_), params_.stride));
+    const std::size_t histogram_bytes = std::max<std::size_t>(4, 4 * kOrientationBins / static_cast<std::size_t>(hog_grid_ * hog_grid_));
     bytes_per_level_pixel_ = 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
-                             (needs.hog ? (only_blocks ? 4 : 4 * kOrientationBins) : 0);
+                             (needs.hog ? (only_blocks ? 4 : histogram_bytes) : 0);
 }
 
 CpuDetector::~CpuDetector() = default;
@@ -107,7 +112,7 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
     // Every window through the stages its first planes serve: the whole cascade, or (lazy) only
     // the prefix, keeping the survivors for the other planes.
     const std::size_t first = lazy_ ? prefix : n_stages;
-    compute_level_features(img, lazy_ ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features, level_colour);
+    compute_level_features(img, lazy_ ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features, level_colour, hog_grid_);
     std::atomic<bool> any(false);
     tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
         std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
@@ -140,7 +145,7 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
         features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
         features.hog_from_gradients = true;
     } else {
-        compute_level_features(img, rest_needs_, gradient, features, level_colour);
+        compute_level_features(img, rest_needs_, gradient, features, level_colour, hog_grid_);
     }
     work.chunks.clear();
     for (int row = 0; row < rows; ++row) {

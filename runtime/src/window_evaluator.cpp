@@ -6,9 +6,9 @@
 namespace cascadekit {
 
 void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out,
-                            const ColourPlanes* colour) {
+                            const ColourPlanes* colour, int hog_grid) {
     if (needs.hog) {
-        out.hog.compute(colour ? GradientSource(*colour) : GradientSource(level), gradient);
+        out.hog.compute(colour ? GradientSource(*colour) : GradientSource(level), gradient, hog_grid);
         out.hog_from_gradients = false;
     }
     if (needs.gray_integral) out.gray.compute(level);

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <memory>
 #include <opencv2/imgproc.hpp>
 #include <sstream>
@@ -23,6 +24,7 @@
 #include "cascadekit/model/waldboost_lbp_stage.hpp"
 #include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
+#include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
 #include "output_files.hpp"
@@ -58,6 +60,13 @@ struct Row {
     // Models with an LBP prefix, CPU 1 thread: every plane of every level first; integral
     // histograms only where windows survive the prefix (the default is survivor blocks: cpu1).
     double cpu1_every_level = NAN, cpu1_where_survivors = NAN, cpu1_blocks = NAN;
+    // Models whose blocks lie on a grid that the stride keeps (hog_block_grid): CPU 1 thread with
+    // the integral histograms at every pixel's point instead of the grid's (CpuOptions::grid_histograms).
+    int grid = 1;
+    double cpu1_full_histograms = NAN;
+    // The same on the GPU (CudaOptions::grid_histograms; a grid of 4 when G is a multiple of 4):
+    // batched ms per frame with every pixel's point, and the per-step row of that run.
+    double gpu_batched_full_histograms = NAN;
     // --cpu-threads: ms per frame at each thread count (medians), and the speed-up over the first
     // count (the median of the rounds' ratios; see interleaved_scaling)
     std::vector<double> cpu_at, peer_at, cpu_up, peer_up;
@@ -253,6 +262,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     }
                     r.stages_per_window = static_cast<double>(stage_sum) / static_cast<double>(r.windows);
                     r.learners_per_window = static_cast<double>(ref.stats.weak_evaluated) / static_cast<double>(r.windows);
+                    r.grid = std::max(1, std::gcd(hog_block_grid(model), stride));
                     if (!o.no_cpu) {
                         {
                             tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
@@ -290,6 +300,16 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             frames_ms(*std::max_element(o.cpu_threads.begin(), o.cpu_threads.end()));  // warm-up: every thread's detector
                             interleaved_scaling(o.cpu_threads, o.cpu_repeats, frames_ms, r.bulk_at, r.bulk_up);
                         }
+                        if (r.grid > 1) {
+                            CpuOptions full_options = cpu_options;
+                            full_options.grid_histograms = false;
+                            CpuDetector full(model, p, full_options);
+                            const DetectResult f = full.detect(view);
+                            if (f.detections != ref.detections || f.stats != ref.stats)
+                                throw std::runtime_error("grid and full integral histograms give different detections on " + size);
+                            tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+                            r.cpu1_full_histograms = median_ms(o.cpu_repeats, [&] { full.detect(view); });
+                        }
                         if (prefix) {
                             CpuDetector every(model, p, CpuOptions{PrefixPlanes::EveryLevel});
                             CpuDetector where(model, p, CpuOptions{PrefixPlanes::WhereSurvivors});
@@ -321,6 +341,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         }
                         r.gpu_batched_cub = batched_with(CudaOptions{.compaction = Compaction::CubSelect});
                         r.gpu_batched_warp = batched_with(CudaOptions{.compaction = Compaction::WarpAtomics});
+                        if (r.grid % 4 == 0) {
+                            CudaOptions full;
+                            full.grid_histograms = false;
+                            r.gpu_batched_full_histograms = batched_with(full);
+                        }
                         if (prefix) {
                             r.gpu_batched_every_level = batched_with(CudaOptions{.prefix_planes = PrefixPlanes::EveryLevel});
                             for (int from : kTailFroms) r.hog_tails.push_back(batched_with(CudaOptions{.hog_tail_from = from}));
@@ -599,6 +624,30 @@ int run_bench_detect(const BenchDetectOptions& o) {
             }
         }
 #endif
+        if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !std::isnan(r.gpu_batched_full_histograms); })) {
+            md << "## CUDA: integral histograms on the blocks' grid, batched ms per frame\n\n"
+               << "The model's block corners and the window positions lie on a grid of 4 pixels (or a multiple): the row pass "
+                  "sums each 4×4 cell and scans the cells, and the column pass runs over 1/16 of the points (default), or "
+                  "both passes run at every pixel (CudaOptions::grid_histograms false).\n\n"
+               << "| size | step | stride | every point | grid points (default) | speed-up |\n|---|---|---|---|---|---|\n";
+            for (const Row& r : rows)
+                if (!std::isnan(r.gpu_batched_full_histograms))
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << fmt(r.gpu_batched_full_histograms, "%.3f")
+                       << " | " << fmt(r.gpu_batched, "%.3f") << " | " << fmt(r.gpu_batched_full_histograms / r.gpu_batched, "%.2f×") << " |\n";
+            md << "\n";
+        }
+        if (!o.no_cpu && std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.grid > 1; })) {
+            md << "## CPU, 1 thread: integral histograms on the blocks' grid, ms per frame\n\n"
+               << "The model's block corners all lie on a grid of G pixels (hog_block_grid; zhu-gridG pools), and so do the "
+                  "window positions at this stride: the integral histograms are kept only at the grid's points (default), "
+                  "or at every pixel's (CpuOptions::grid_histograms false). The same detections either way (checked).\n\n"
+               << "| size | step | stride | grid | every point | grid points (default) | speed-up |\n|---|---|---|---|---|---|---|\n";
+            for (const Row& r : rows)
+                if (r.grid > 1)
+                    md << "| " << r.size << " | ×" << r.step << " | " << r.stride << " | " << r.grid << " | " << fmt(r.cpu1_full_histograms, "%.1f")
+                       << " | " << fmt(r.cpu1, "%.1f") << " | " << fmt(r.cpu1_full_histograms / r.cpu1, "%.2f×") << " |\n";
+            md << "\n";
+        }
         if (prefix && !o.no_cpu) {
             md << "## CPU, 1 thread, after the LBP prefix: how the HoG stages get their blocks, ms per frame\n\n"
                << "Every level: integral histograms of every level first (as without a prefix). Where survivors: a level's "

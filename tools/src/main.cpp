@@ -320,7 +320,7 @@ int main(int argc, char** argv) {
     inspect->add_option("--background", insp.background,
                         "With --weak: an image (e.g. a face crop the size of the window) under each panel")
         ->check(CLI::ExistingFile);
-    inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({"zhu", "dalal-triggs"}));
+    inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({"zhu", "zhu-grid2", "zhu-grid4", "zhu-grid8", "dalal-triggs"}));
 
     // convert ------------------------------------------------------------------------------
     ConvertOptions conv;

@@ -25,6 +25,11 @@ struct DevLevel {
     long long px;       // first pixel of this level's gradient plane (width × height, row-major)
     long long win0;     // first window id
     int tile0;          // first kTileW × kTileH window tile (the tiled first WaldBoost launch)
+    // The HoG integral histogram's layout: as ih, pitch, height and col0, or on the grid of
+    // Engine::hog_grid pixels (hog_pitch = width / G + 1 points a row, hog_rows = height / G rows
+    // after the zero row).
+    long long hog_ih;
+    int hog_pitch, hog_rows, hog_col0;
 };
 
 // Window tiles: the tiled first launch of a WaldBoost sequence gives each block kTileW × kTileH
@@ -50,6 +55,7 @@ struct HogPlanes {
     const uint4* A;
     const uint4* B;
     const std::uint32_t* C;
+    int grid_shift;  // points every 2^grid_shift pixels (Engine::hog_grid), at DevLevel::hog_ih
 };
 
 // What every stage kernel reads and writes about survivors (survivors.cuh).

@@ -1,6 +1,7 @@
 #include "frame.cuh"
 
 #include <algorithm>
+#include <bit>
 #include <cub/device/device_select.cuh>
 #include <string>
 #include <thrust/iterator/counting_iterator.h>
@@ -53,8 +54,9 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.octaves.push_back({o.at + static_cast<long long>(o.width) * o.height, o.width / 2, o.height / 2});
     }
     std::vector<AxisEntry> xt, yt;
-    long long points = 0, windows = 0, pixels = 0;
-    int rows = 0, cols = 0, strips = 0, max_w = 0;
+    long long points = 0, hog_points = 0, windows = 0, pixels = 0;
+    int rows = 0, cols = 0, hog_cols = 0, strips = 0, max_w = 0;
+    const int g = engine.hog_grid;
     long long tiles = 0;
     for (const PyramidLevel& pl : s.plan) {
         DevLevel L{};
@@ -70,6 +72,12 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         L.strip0 = strips;
         strips += (pl.width + 31) / 32;
         L.ih = points;
+        L.hog_ih = hog_points;
+        L.hog_pitch = pl.width / g + 1;
+        L.hog_rows = pl.height / g;
+        L.hog_col0 = hog_cols;
+        hog_cols += pl.width / g;
+        hog_points += static_cast<long long>(L.hog_pitch) * (L.hog_rows + 1);
         L.px = pixels;
         pixels += static_cast<long long>(pl.width) * pl.height;
         L.win0 = windows;
@@ -97,6 +105,8 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.max_width = max_w;
     s.n_windows = static_cast<std::uint32_t>(windows);
     s.n_points = static_cast<std::size_t>(points);
+    s.n_hog_points = static_cast<std::size_t>(hog_points);
+    s.total_hog_cols = hog_cols;
     s.n_level_pixels = static_cast<std::size_t>(pixels);
     const std::size_t n_in = static_cast<std::size_t>(image.width) * image.height;
     s.h_in.reserve(engine.host_gray ? n_in : n_in * image.channels);
@@ -117,19 +127,19 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.d_G.reserve(s.n_level_pixels);
         if (options.poison) CK(cudaMemsetAsync(s.d_G.p, 0xFF, s.n_level_pixels * sizeof(std::uint32_t), st));
     } else if (engine.needs.hog) {
-    s.d_A.reserve(s.n_points);
-    s.d_B.reserve(s.n_points);
-    s.d_C.reserve(s.n_points);
+    s.d_A.reserve(s.n_hog_points);
+    s.d_B.reserve(s.n_hog_points);
+    s.d_C.reserve(s.n_hog_points);
     if (options.poison) {
-        CK(cudaMemsetAsync(s.d_A.p, 0xFF, s.n_points * sizeof(uint4), st));
-        CK(cudaMemsetAsync(s.d_B.p, 0xFF, s.n_points * sizeof(uint4), st));
-        CK(cudaMemsetAsync(s.d_C.p, 0xFF, s.n_points * sizeof(std::uint32_t), st));
+        CK(cudaMemsetAsync(s.d_A.p, 0xFF, s.n_hog_points * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_B.p, 0xFF, s.n_hog_points * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_C.p, 0xFF, s.n_hog_points * sizeof(std::uint32_t), st));
     }
     // Row 0 of every level stays zero: the row pass writes every other point, every frame.
     for (const DevLevel& L : s.levels) {
-        CK(cudaMemsetAsync(s.d_A.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
-        CK(cudaMemsetAsync(s.d_B.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(uint4), st));
-        CK(cudaMemsetAsync(s.d_C.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t), st));
+        CK(cudaMemsetAsync(s.d_A.p + L.hog_ih, 0, static_cast<std::size_t>(L.hog_pitch) * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_B.p + L.hog_ih, 0, static_cast<std::size_t>(L.hog_pitch) * sizeof(uint4), st));
+        CK(cudaMemsetAsync(s.d_C.p + L.hog_ih, 0, static_cast<std::size_t>(L.hog_pitch) * sizeof(std::uint32_t), st));
     }
     }
     if (engine.needs.gray_integral) {
@@ -199,9 +209,9 @@ void build_hog(Slot& s, const Engine& engine, cudaStream_t st, StepEvents* ev) {
     const int n_levels = static_cast<int>(s.levels.size());
     if (ev) ev->rows_begin = record_event(ev, st);
     launch_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.max_width,
-                    gradient_setting(s, engine), s.d_A.p, s.d_B.p, s.d_C.p, st);
+                    gradient_setting(s, engine), engine.hog_grid, s.d_A.p, s.d_B.p, s.d_C.p, st);
     if (ev) ev->rows_end = record_event(ev, st);
-    launch_column_pass(s.d_levels.p, n_levels, s.total_cols, s.d_A.p, s.d_B.p, s.d_C.p, st);
+    launch_column_pass(s.d_levels.p, n_levels, s.total_hog_cols, s.d_A.p, s.d_B.p, s.d_C.p, st);
     if (ev) ev->columns_end = record_event(ev, st);
 }
 }  // namespace
@@ -246,7 +256,7 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
                 features.gradients = s.d_G.p;
             } else {
                 build_hog(s, engine, st, ev);
-                features.hog = {s.d_A.p, s.d_B.p, s.d_C.p};
+                features.hog = {s.d_A.p, s.d_B.p, s.d_C.p, engine.hog_grid == 1 ? 0 : std::countr_zero(static_cast<unsigned>(engine.hog_grid))};
             }
         }
         if (engine.stage_needs[stage].gray_integral && !features.gray) {

@@ -28,6 +28,9 @@ struct Engine {
     std::vector<FeatureNeeds> stage_needs;
     FeatureNeeds needs;  // of all stages
     bool hog_from_gradients = false;  // PrefixPlanes::SurvivorBlocks and an LBP prefix: gradient planes, no integral histograms
+    // The HoG integral histograms' grid (CudaOptions::grid_histograms): kRowsPerBlock (4) when
+    // every block corner of the model and every window position lie on it, else 1.
+    int hog_grid = 1;
     // The frame's launches in order: each stage's parts (stage_kinds.cuh).
     struct Launch {
         int stage, part;
@@ -69,7 +72,9 @@ struct Slot {
     std::vector<Octave> octaves;
     int total_rows = 0, total_cols = 0, total_strips = 0, total_tiles = 0, max_width = 0;
     std::uint32_t n_windows = 0;
-    std::size_t n_points = 0;
+    std::size_t n_points = 0;      // gray integral images: every level's (width + 1) × (height + 1)
+    std::size_t n_hog_points = 0;  // HoG integral histograms: the same, or on Engine::hog_grid's grid
+    int total_hog_cols = 0;        // the HoG column pass's columns (total_cols, or on the grid)
     PinnedBuffer<std::uint8_t> h_in;
     DeviceBuffer<std::uint8_t> d_in, d_gray;
     // Engine::colour: the frame's octaves with R, G, B in bytes 0-2 of a word, laid out as d_gray.

@@ -42,9 +42,21 @@ struct HogStageArgs {
     const std::uint8_t* owner;  // plane sums: chunk c's thread t sums learner owner[c · kPlaneThreads + t] of the chunk (kIdle: none)
 };
 
+// The window's top-left point in the HoG tables (HogPlanes::grid_shift: on the grid, whose points
+// every window position and block corner lie on) and the tables' row pitch.
+__device__ __forceinline__ void hog_window_origin(const SurvivorArgs& a, const HogStageArgs& h, std::uint32_t id, long long& base,
+                                                  int& pitch) {
+    int wx, wy;
+    const DevLevel& L = window_level(a, id, wx, wy);
+    pitch = L.hog_pitch;
+    const int s = h.planes.grid_shift;
+    base = L.hog_ih + static_cast<long long>((wy * a.stride) >> s) * L.hog_pitch + ((wx * a.stride) >> s);
+}
+
 __device__ __forceinline__ float learner_vote(const DevLearner& l, const HogStageArgs& a, long long base, int pitch) {
-    const int xs[3] = {l.bx, l.bx + l.bw / 2, l.bx + l.bw};
-    const int ys[3] = {l.by, l.by + l.bh / 2, l.by + l.bh};
+    const int s = a.planes.grid_shift;
+    const int xs[3] = {l.bx >> s, (l.bx + l.bw / 2) >> s, (l.bx + l.bw) >> s};
+    const int ys[3] = {l.by >> s, (l.by + l.bh / 2) >> s, (l.by + l.bh) >> s};
     uint4 pa[9], pb[9];
     std::uint32_t pc[9];
 #pragma unroll
@@ -97,7 +109,7 @@ __global__ void __launch_bounds__(kThreads) stage_thread_kernel(SurvivorArgs a, 
             id = a.in_ids ? a.in_ids[i] : i;
             long long origin;
             int pitch;
-            window_origin(a, id, origin, pitch);
+            hog_window_origin(a, h, id, origin, pitch);
             float sum = 0.0f;
             for (int k = 0; k < h.stage.count; ++k) sum += learner_vote(h.learners[k], h, origin, pitch);
             const float score = sum - h.stage.threshold;
@@ -115,7 +127,7 @@ __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, Ho
     for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
         long long origin;
         int pitch;
-        window_origin(a, id, origin, pitch);
+        hog_window_origin(a, h, id, origin, pitch);
         float sum = 0.0f;
         for (int c0 = 0; c0 < h.stage.count; c0 += 32) {
             const int k = c0 + lane;

@@ -101,7 +101,7 @@ __device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, 
     }
 }
 
-// One block per (level, 4 rows y0..y0+3): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
+// One block per (level, 4 rows y0..y0+3) (Cells: a 4×4 cell a thread instead, cell_row): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
 // bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
 // only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
 // tile: a serial prefix over them, one block-wide scan of the 9 bins per tile, then the writes
@@ -109,7 +109,56 @@ __device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, 
 // Split: each pixel adds its lower part to its bin and its upper part to the next
 // (OrientationVotes::Split); otherwise its magnitude to its bin.
 constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
+using RowScan = cub::BlockScan<Bins9, kRowThreads>;
+
+// Cells: the row pass on the grid of kRowsPerBlock (= kRowItems = 4) pixels (Engine::hog_grid):
+// the same blocks (a level's 4 rows each), but a block whose rows reach past the last whole cell
+// row does nothing, and each thread's 4 pixels of a row are one cell's: it adds the cell's 16
+// pixels (4 rows) into its bins, then one block-wide scan of a tile's cells gives grid row
+// y0 / 4 + 1's running sums, the point right of each cell written by its thread (a warp: 32
+// consecutive points). Pixels right of the last whole cell are in no cell. The same integers as
+// the row pass at those points, since each point's sums are exact whatever the order.
+static_assert(kRowsPerBlock == kRowItems, "a row block's thread takes one cell of kRowsPerBlock x kRowItems pixels");
 template <bool Split, int Planes>
+__device__ __forceinline__ void cell_row(const std::uint8_t* rows, const DevLevel& L, int cy, OrientationGeometry og,
+                                         typename RowScan::TempStorage& scan_storage, uint4* A, uint4* B, std::uint32_t* C) {
+    const int W = L.width, cells = L.hog_pitch - 1;
+    const long long base = L.hog_ih + static_cast<long long>(cy + 1) * L.hog_pitch;
+    if (threadIdx.x == 0) {
+        A[base] = make_uint4(0, 0, 0, 0);
+        B[base] = make_uint4(0, 0, 0, 0);
+        C[base] = 0;
+    }
+    Bins9 carry{};
+    for (int tile = 0; tile < cells; tile += kRowThreads) {
+        const int cx = tile + static_cast<int>(threadIdx.x);
+        Bins9 local{};
+        if (cx < cells) {
+            for (int r = 0; r < kRowsPerBlock; ++r)
+#pragma unroll
+                for (int j = 0; j < kRowItems; ++j) {
+                    int gx, gy;
+                    level_gradient<Planes>(rows, r, W, cx * kRowItems + j, gx, gy);
+                    const std::uint32_t e = gradient_entry(gx, gy, Split, og);
+                    const std::uint32_t high = Split ? entry_upper(e) : 0u;
+                    add_vote<Split>(local, entry_bin(e), entry_magnitude(e) - high, high);
+                }
+        }
+        Bins9 run, total;
+        RowScan(scan_storage).ExclusiveSum(local, run, total);
+        run = run + carry + local;
+        carry = carry + total;
+        if (cx < cells) {
+            const long long p = base + cx + 1;
+            A[p] = make_uint4(run.b[0], run.b[1], run.b[2], run.b[3]);
+            B[p] = make_uint4(run.b[4], run.b[5], run.b[6], run.b[7]);
+            C[p] = run.b[8];
+        }
+        __syncthreads();  // scan_storage is reused by the next tile
+    }
+}
+
+template <bool Split, int Planes, bool Cells>
 __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, const std::uint32_t* __restrict__ rgba,
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
@@ -117,69 +166,75 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                                                                 OrientationGeometry og, const std::uint8_t* __restrict__ gamma,
                                                                 uint4* A, uint4* B, std::uint32_t* C) {
     extern __shared__ __align__(16) std::uint8_t rows[];  // kRowsPerBlock + 2 level rows (bytes or words)
-    using Scan = cub::BlockScan<Bins9, kRowThreads>;
+    using Scan = RowScan;
     __shared__ typename Scan::TempStorage scan_storage;
-    // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
-    __shared__ std::uint32_t staged[kRowTile * kOrientationBins + kRowTile / kRowItems];
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
+    if (Cells && y0 / kRowsPerBlock >= L.hog_rows) return;  // block-uniform: no whole cell row here
     const int n_rows = min(kRowsPerBlock, H - y0);
     load_level_rows<Planes>(rows, gray, rgba, L, xtab, ytab, y0, n_rows, gamma);
-    for (int r = 0; r < n_rows; ++r) {
-        const long long base = L.ih + static_cast<long long>(y0 + r + 1) * L.pitch;
-        if (threadIdx.x == 0) {
-            A[base] = make_uint4(0, 0, 0, 0);
-            B[base] = make_uint4(0, 0, 0, 0);
-            C[base] = 0;
-        }
-        Bins9 carry{};
-        for (int tile = 0; tile < W; tile += kRowTile) {
-            const int x0 = tile + threadIdx.x * kRowItems;
-            std::uint32_t bin[kRowItems], low[kRowItems], high[kRowItems];  // high: to bin + 1 (Split)
-            Bins9 local{};
+    if constexpr (Cells) {
+        cell_row<Split, Planes>(rows, L, y0 / kRowsPerBlock, og, scan_storage, A, B, C);
+        return;
+    } else {
+        // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
+        __shared__ std::uint32_t staged[kRowTile * kOrientationBins + kRowTile / kRowItems];
+        for (int r = 0; r < n_rows; ++r) {
+            const long long base = L.hog_ih + static_cast<long long>(y0 + r + 1) * L.hog_pitch;
+            if (threadIdx.x == 0) {
+                A[base] = make_uint4(0, 0, 0, 0);
+                B[base] = make_uint4(0, 0, 0, 0);
+                C[base] = 0;
+            }
+            Bins9 carry{};
+            for (int tile = 0; tile < W; tile += kRowTile) {
+                const int x0 = tile + threadIdx.x * kRowItems;
+                std::uint32_t bin[kRowItems], low[kRowItems], high[kRowItems];  // high: to bin + 1 (Split)
+                Bins9 local{};
 #pragma unroll
-            for (int j = 0; j < kRowItems; ++j) {
-                const int x = x0 + j;
-                std::uint32_t e = 0;
-                if (x < W) {
-                    int gx, gy;
-                    level_gradient<Planes>(rows, r, W, x, gx, gy);
-                    e = gradient_entry(gx, gy, Split, og);
+                for (int j = 0; j < kRowItems; ++j) {
+                    const int x = x0 + j;
+                    std::uint32_t e = 0;
+                    if (x < W) {
+                        int gx, gy;
+                        level_gradient<Planes>(rows, r, W, x, gx, gy);
+                        e = gradient_entry(gx, gy, Split, og);
+                    }
+                    bin[j] = entry_bin(e);
+                    high[j] = Split ? entry_upper(e) : 0u;
+                    low[j] = entry_magnitude(e) - high[j];
+                    add_vote<Split>(local, bin[j], low[j], high[j]);
                 }
-                bin[j] = entry_bin(e);
-                high[j] = Split ? entry_upper(e) : 0u;
-                low[j] = entry_magnitude(e) - high[j];
-                add_vote<Split>(local, bin[j], low[j], high[j]);
-            }
-            Bins9 run, total;
-            Scan(scan_storage).ExclusiveSum(local, run, total);
-            run = run + carry;
-            carry = carry + total;
-            // Through shared memory, so that each store instruction of a warp writes 32 consecutive
-            // points (a thread's own 4 points are 64 bytes apart per plane otherwise: half-sector
-            // writes that made this pass L2-bound).
+                Bins9 run, total;
+                Scan(scan_storage).ExclusiveSum(local, run, total);
+                run = run + carry;
+                carry = carry + total;
+                // Through shared memory, so that each store instruction of a warp writes 32 consecutive
+                // points (a thread's own 4 points are 64 bytes apart per plane otherwise: half-sector
+                // writes that made this pass L2-bound).
 #pragma unroll
-            for (int j = 0; j < kRowItems; ++j) {
-                add_vote<Split>(run, bin[j], low[j], high[j]);
-                const int q = threadIdx.x * kRowItems + j;
+                for (int j = 0; j < kRowItems; ++j) {
+                    add_vote<Split>(run, bin[j], low[j], high[j]);
+                    const int q = threadIdx.x * kRowItems + j;
 #pragma unroll
-                for (int k = 0; k < kOrientationBins; ++k) staged[q * kOrientationBins + q / kRowItems + k] = run.b[k];
-            }
-            __syncthreads();
-#pragma unroll
-            for (int j = 0; j < kRowItems; ++j) {
-                const int q = j * kRowThreads + threadIdx.x, x = tile + q;
-                if (x < W) {
-                    const std::uint32_t* v = staged + q * kOrientationBins + q / kRowItems;
-                    const long long p = base + x + 1;
-                    A[p] = make_uint4(v[0], v[1], v[2], v[3]);
-                    B[p] = make_uint4(v[4], v[5], v[6], v[7]);
-                    C[p] = v[8];
+                    for (int k = 0; k < kOrientationBins; ++k) staged[q * kOrientationBins + q / kRowItems + k] = run.b[k];
                 }
+                __syncthreads();
+#pragma unroll
+                for (int j = 0; j < kRowItems; ++j) {
+                    const int q = j * kRowThreads + threadIdx.x, x = tile + q;
+                    if (x < W) {
+                        const std::uint32_t* v = staged + q * kOrientationBins + q / kRowItems;
+                        const long long p = base + x + 1;
+                        A[p] = make_uint4(v[0], v[1], v[2], v[3]);
+                        B[p] = make_uint4(v[4], v[5], v[6], v[7]);
+                        C[p] = v[8];
+                    }
+                }
+                __syncthreads();  // scan_storage and staged are reused by the next tile
             }
-            __syncthreads();  // scan_storage and staged are reused by the next tile
         }
     }
 }
@@ -216,12 +271,12 @@ __global__ void __launch_bounds__(kThreads) column_pass_kernel(const DevLevel* _
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= 3 * total_cols) return;
     const int plane = t / total_cols, c = t - plane * total_cols;
-    const int li = find_level(n_levels, c, [&](int l) { return static_cast<long long>(levels[l].col0); });
+    const int li = find_level(n_levels, c, [&](int l) { return static_cast<long long>(levels[l].hog_col0); });
     const DevLevel L = levels[li];
-    const long long p0 = L.ih + (c - L.col0) + 1;
-    if (plane == 0) scan_column(A + p0, L.pitch, L.height, add4);
-    else if (plane == 1) scan_column(B + p0, L.pitch, L.height, add4);
-    else scan_column(C + p0, L.pitch, L.height, [](std::uint32_t a, std::uint32_t b) { return a + b; });
+    const long long p0 = L.hog_ih + (c - L.hog_col0) + 1;
+    if (plane == 0) scan_column(A + p0, L.hog_pitch, L.hog_rows, add4);
+    else if (plane == 1) scan_column(B + p0, L.hog_pitch, L.hog_rows, add4);
+    else scan_column(C + p0, L.hog_pitch, L.hog_rows, [](std::uint32_t a, std::uint32_t b) { return a + b; });
 }
 
 }  // namespace
@@ -251,12 +306,16 @@ void allow_smem(Kernel kernel, std::size_t smem) {
 
 void prepare_row_pass(int max_width) {
     const std::size_t gray = row_pass_smem(max_width, 1), colour = row_pass_smem(max_width, 3);
-    allow_smem(row_pass_kernel<false, 1>, gray);
-    allow_smem(row_pass_kernel<true, 1>, gray);
+    allow_smem(row_pass_kernel<false, 1, false>, gray);
+    allow_smem(row_pass_kernel<true, 1, false>, gray);
+    allow_smem(row_pass_kernel<false, 1, true>, gray);
+    allow_smem(row_pass_kernel<true, 1, true>, gray);
     allow_smem(gradient_plane_kernel<false, 1>, gray);
     allow_smem(gradient_plane_kernel<true, 1>, gray);
-    allow_smem(row_pass_kernel<false, 3>, colour);
-    allow_smem(row_pass_kernel<true, 3>, colour);
+    allow_smem(row_pass_kernel<false, 3, false>, colour);
+    allow_smem(row_pass_kernel<true, 3, false>, colour);
+    allow_smem(row_pass_kernel<false, 3, true>, colour);
+    allow_smem(row_pass_kernel<true, 3, true>, colour);
     allow_smem(gradient_plane_kernel<false, 3>, colour);
     allow_smem(gradient_plane_kernel<true, 3>, colour);
 }
@@ -273,11 +332,17 @@ void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int
 }
 
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                     const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, uint4* A, uint4* B,
-                     std::uint32_t* C, cudaStream_t stream) {
+                     const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, int grid, uint4* A,
+                     uint4* B, std::uint32_t* C, cudaStream_t stream) {
     const int planes = gradient.rgba ? 3 : 1;
-    auto kernel = gradient.split ? (planes == 3 ? row_pass_kernel<true, 3> : row_pass_kernel<true, 1>)
-                                 : (planes == 3 ? row_pass_kernel<false, 3> : row_pass_kernel<false, 1>);
+    auto kernel = gradient.split ? (planes == 3 ? row_pass_kernel<true, 3, false> : row_pass_kernel<true, 1, false>)
+                                 : (planes == 3 ? row_pass_kernel<false, 3, false> : row_pass_kernel<false, 1, false>);
+    if (grid == kRowsPerBlock)
+        kernel = gradient.split ? (planes == 3 ? row_pass_kernel<true, 3, true> : row_pass_kernel<true, 1, true>)
+                                : (planes == 3 ? row_pass_kernel<false, 3, true> : row_pass_kernel<false, 1, true>);
+    else if (grid != 1)
+        throw DetectError("the CUDA row pass builds integral histograms on a grid of 1 or " + std::to_string(kRowsPerBlock) +
+                          " pixels, not " + std::to_string(grid));
     kernel<<<total_row_blocks, kRowThreads, row_pass_smem(max_width, planes), stream>>>(
         gray, gradient.rgba, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, A, B, C);
     CK_LAUNCH();

@@ -27,10 +27,12 @@ struct GradientSetting {
 // consecutive pixels of a 512-pixel tile of a row. Resamples the level rows it needs (fixed-point
 // bilinear, pyramid.hpp; of every plane with colour), bins every pixel's [-1 0 1] gradient as
 // features/gradient.cpp does and writes each row's running sums (row 0 of every level stays
-// zero). gray: the gray octaves (unread with GradientSetting::rgba).
+// zero). gray: the gray octaves (unread with GradientSetting::rgba). grid kRowsPerBlock: the table
+// on that grid instead (DevLevel::hog_*; IntegralHistogram::compute's grid): each thread sums one
+// cell of 4 × 4 pixels, one scan per tile of 128 cells.
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
-                     const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, uint4* A, uint4* B,
-                     std::uint32_t* C, cudaStream_t stream);
+                     const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, int grid, uint4* A,
+                     uint4* B, std::uint32_t* C, cudaStream_t stream);
 // Sets the row pass's dynamic shared memory limit for rows of up to max_width pixels (host call,
 // outside graph capture).
 void prepare_row_pass(int max_width);
@@ -43,8 +45,9 @@ void launch_gradient_plane(const std::uint8_t* gray, const DevLevel* levels, int
                            const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, std::uint32_t* G,
                            cudaStream_t stream);
 
-// Column pass. Thread mapping: one thread per (plane, level, column x >= 1); each adds down its
-// column, 8 loads in flight. Modular uint32 addition, as on the CPU.
+// Column pass. Thread mapping: one thread per (plane, level, column x >= 1) of the HoG tables
+// (DevLevel::hog_*: total_cols columns in all); each adds down its column, 8 loads in flight.
+// Modular uint32 addition, as on the CPU.
 void launch_column_pass(const DevLevel* levels, int n_levels, int total_cols, uint4* A, uint4* B, std::uint32_t* C,
                         cudaStream_t stream);
 

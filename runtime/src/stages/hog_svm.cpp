@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 
 #include "cascadekit/features/simd.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
@@ -52,7 +53,7 @@ CASCADEKIT_SIMD_CLONES void stage_sums_lanes(const HogSvmStage& stage, const Hog
     float sum[L] = {}, m[L];
     alignas(32) float v[kBlockDims][L];
     for (const HogLearner& le : stage.learners) {
-        const BlockCorners c = block_corners(le.block, ih.row_stride());
+        const BlockCorners c = block_corners(le.block, ih.row_stride(), ih.grid());
         int k = 0;
         for (int j = 0; j < 2; ++j)
             for (int i = 0; i < 2; ++i)
@@ -111,6 +112,15 @@ private:
     HogParams hog_;  // a copy: the model may move
 };
 }  // namespace
+
+int hog_block_grid(const CascadeModel& model) {
+    int g = 0;
+    for (const Stage& s : model.stages)
+        if (const auto* h = s.get_if<HogSvmStage>())
+            for (const HogLearner& l : h->learners)
+                g = std::gcd(std::gcd(g, std::gcd(l.block.x, l.block.y)), std::gcd(l.block.w / 2, l.block.h / 2));
+    return g;
+}
 
 CpuStageKind hog_svm_cpu_kind() {
     FeatureNeeds needs;

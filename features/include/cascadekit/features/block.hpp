@@ -55,7 +55,8 @@ void normalise_block(BlockDescriptor& v, const HogParams& params);
 
 // Descriptor of block (offset by the window origin ox, oy) from an integral histogram.
 // Requires: block.w and block.h even, the block inside the integral histogram's image, and its
-// area <= kMaxExactRectArea. Ensures: finite values; all zero for a gradient-free block.
+// area <= kMaxExactRectArea; with a grid (IntegralHistogram::grid), the origin and the block's
+// cell corners on it. Ensures: finite values; all zero for a gradient-free block.
 void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& block,
                       const HogParams& params, BlockDescriptor& out);
 
@@ -64,18 +65,20 @@ void block_descriptor(const IntegralHistogram& ih, int ox, int oy, const Rect& b
 // Used for training windows stored as patches of a level's integral histogram: rectangle sums
 // only take differences, so a patch gives exactly the values of the full histogram.
 void block_descriptor(const std::uint32_t* origin, std::size_t row_stride, const Rect& block,
-                      const HogParams& params, BlockDescriptor& out);
+                      const HogParams& params, BlockDescriptor& out, int grid = 1);
 
 // A block's 3×3 cell corners as offsets (in uint32) from a window's top-left integral point:
 // at[j][i] for corner row j and column i (the block's top, middle and bottom; left, middle, right).
 struct BlockCorners {
     std::size_t at[3][3];
 };
-inline BlockCorners block_corners(const Rect& block, std::size_t row_stride) {
-    const std::size_t xs[3] = {static_cast<std::size_t>(block.x), static_cast<std::size_t>(block.x + block.w / 2),
-                               static_cast<std::size_t>(block.x + block.w)};
-    const std::size_t ys[3] = {static_cast<std::size_t>(block.y), static_cast<std::size_t>(block.y + block.h / 2),
-                               static_cast<std::size_t>(block.y + block.h)};
+// grid: the table's point spacing (IntegralHistogram::grid); the corners must lie on it.
+inline BlockCorners block_corners(const Rect& block, std::size_t row_stride, int grid = 1) {
+    const auto g = static_cast<std::size_t>(grid);
+    const std::size_t xs[3] = {static_cast<std::size_t>(block.x) / g, static_cast<std::size_t>(block.x + block.w / 2) / g,
+                               static_cast<std::size_t>(block.x + block.w) / g};
+    const std::size_t ys[3] = {static_cast<std::size_t>(block.y) / g, static_cast<std::size_t>(block.y + block.h / 2) / g,
+                               static_cast<std::size_t>(block.y + block.h) / g};
     BlockCorners c;
     for (int j = 0; j < 3; ++j)
         for (int i = 0; i < 3; ++i) c.at[j][i] = ys[j] * row_stride + xs[i] * kOrientationBins;

@@ -13,7 +13,7 @@
 // Integer sums are also associative, so the CPU and GPU builds agree bit for bit.
 //
 // Layout: (height+1) rows of (width+1) points, each point 9 consecutive uint32 (one per bin);
-// row 0 and column 0 are zero.
+// row 0 and column 0 are zero. With a grid G (compute): height/G + 1 rows of width/G + 1 points.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -51,25 +51,41 @@ public:
     // Reuses this object's storage when the size does not grow. params: the gray levels'
     // compression before the gradients and how each pixel votes (gradient.hpp). image: a gray
     // image, or colour planes (GradientSource).
-    void compute(const GradientSource& image, GradientParams params = {});
+    //
+    // grid G > 1: the table only at the points whose x and y are multiples of G (the corners of
+    // G×G cells; pixels right of the last whole cell column or below the last whole cell row are
+    // in no point's sums, and no grid rectangle reaches them). Each point holds the same sums as
+    // with G = 1, so every rectangle with grid corners sums to the same integers, from 1/G² of the
+    // table: for detectors whose blocks and window positions all lie on the grid (block_pool.hpp's
+    // zhu-gridG pools scanned at a stride that is a multiple of G). The pixels' gradients are
+    // added into their cells, then the cells integrated.
+    void compute(const GradientSource& image, GradientParams params = {}, int grid = 1);
 
-    int width() const { return width_; }    // image width (points per row is width+1)
+    int width() const { return width_; }    // image width
     int height() const { return height_; }  // image height
+    int grid() const { return grid_; }      // points every grid() pixels (1: every pixel)
 
-    // Pointer to the 9 bins of integral point (x, y), 0 <= x <= width, 0 <= y <= height.
+    // Pointer to the 9 bins of integral point (x, y), 0 <= x <= width, 0 <= y <= height; x and y
+    // multiples of grid().
     const std::uint32_t* point(int x, int y) const {
-        return data_.data() + (static_cast<std::size_t>(y) * (width_ + 1) + x) * kOrientationBins;
+        return data_.data() + (static_cast<std::size_t>(y / grid_) * columns() + static_cast<std::size_t>(x / grid_)) * kOrientationBins;
     }
-    std::size_t row_stride() const { return static_cast<std::size_t>(width_ + 1) * kOrientationBins; }
+    // Points per row: width + 1, or width / grid + 1.
+    std::size_t columns() const { return static_cast<std::size_t>(width_ / grid_) + 1; }
+    // Distance (uint32) between vertically adjacent points.
+    std::size_t row_stride() const { return columns() * kOrientationBins; }
     const std::uint32_t* data() const { return data_.data(); }
 
     // Per-bin sums of quantised magnitude over rect (exact for rect.w*rect.h <= kMaxExactRectArea).
-    // Requires: rect inside the image.
+    // Requires: rect inside the image, its corners multiples of grid().
     std::array<std::uint32_t, kOrientationBins> rect_sum(const Rect& rect) const;
 
 private:
+    void compute_grid(const GradientSource& image, GradientParams params);
+
     int width_ = 0;
     int height_ = 0;
+    int grid_ = 1;
     std::vector<std::uint32_t> data_;
     std::vector<std::uint32_t> entries_;  // compute's gradient entries (several threads), kept for reuse
     std::vector<std::uint32_t> sums_;     // and its per-band column sums

@@ -22,6 +22,11 @@ struct CpuOptions {
     // slower (experiments/results/inria-hybrid.md, "Survivor blocks or integral histograms,
     // level by level").
     double integral_from_survivors = 250.0;
+    // HoG integral histograms only at the points of the grid that every block corner of the
+    // model and every window position lie on (hog_block_grid and the stride: their greatest
+    // common divisor, when it is 2 or more): the same sums from 1/G² of the points, so the same
+    // detections (IntegralHistogram::compute). false: every pixel's point, always.
+    bool grid_histograms = true;
     // Pyramid levels detected at once, each in its own storage (its images and feature planes),
     // started in order, the largest first: at most levels_in_flight, and beyond the first only
     // while the levels in flight take at most level_memory_in_flight bytes of storage (estimated
@@ -60,6 +65,7 @@ private:
     FeatureNeeds rest_needs_;       // what the stages after the prefix read beyond the prefix's planes
     bool survivor_blocks_ = false;  // lazy_ and the rest's HoG blocks come from gradient planes (SurvivorBlocks)
     std::size_t bytes_per_level_pixel_ = 0;  // a level's storage (CpuOptions::level_memory_in_flight)
+    int hog_grid_ = 1;                       // the HoG integral histograms' grid (CpuOptions::grid_histograms)
 
     // Reused between frames: no allocation after the first frame of a size.
     FramePyramid frames_;                           // the frame's gray (and colour) pyramid

@@ -46,9 +46,10 @@ struct LevelFeatures {
 
 // Computes the planes `needs` asks for from one pyramid level's gray image (others are left as
 // they are); gradient: the model's HogParams::gradient(), for the HoG planes, which come from the
-// level's colour planes when `colour` is given (HogParams::channels colour). Parallel inside (TBB).
+// level's colour planes when `colour` is given (HogParams::channels colour). hog_grid: the HoG
+// integral histogram's point spacing (IntegralHistogram::compute; hog_block_grid). Parallel inside (TBB).
 void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out,
-                            const ColourPlanes* colour = nullptr);
+                            const ColourPlanes* colour = nullptr, int hog_grid = 1);
 // The same for a whole image (a window-sized crop): its gray image (to_gray), and its colour
 // planes for the HoG planes when it has three channels.
 void compute_image_features(const Image& image, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out);

@@ -92,7 +92,7 @@ struct BoostingConfig {
     // e.g. hog_dense, a Dalal-Triggs SVM over the whole window. Empty: none. It must not be a
     // trainer of stage_kind or stage_sequence.
     std::string final_stage;
-    std::string pool = "zhu";            // candidate blocks: zhu | dalal-triggs (features/block_pool.hpp)
+    std::string pool = "zhu";            // candidate blocks: zhu | zhu-grid2 | zhu-grid4 | zhu-grid8 | dalal-triggs (features/block_pool.hpp)
     int min_block = 12;                  // zhu pool: the smallest block side in pixels (even, >= 4)
     int candidates_per_round = 125;
     double d_min = 0.99;   // each stage keeps at least this share of its training positives

@@ -19,4 +19,11 @@ float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const Integr
 // The same from a level's gradient plane (bit-identical).
 float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const GradientPlane& plane, int x, int y);
 
+// The largest grid (pixels) that every cell corner of every hog_svm learner of the model lies on:
+// the greatest common divisor of their blocks' x, y, w / 2 and h / 2 (block_pool.hpp's zhu-gridG
+// pools give G or a multiple of it; Zhu's own pool usually 1). 0 when the model has no HoG
+// learner. A detector whose window positions are multiples of G may read the blocks from an
+// integral histogram on that grid (IntegralHistogram::compute): the same sums from 1/G² of the points.
+int hog_block_grid(const CascadeModel& model);
+
 }  // namespace cascadekit
