@@ -250,20 +250,28 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
         p.level_pad = k.w == 333 || k.w == 641 ? 16 : 0;  // padded levels: the border from the same tables
         CascadeModel bars = bar_model();
         bars.hog.votes = k.votes;
-        CudaDetector gpu(bars, p, CudaOptions{.poison = true});
-        gpu.detect(view);
-        const GrayImage gray = to_gray(view);
-        EXPECT_EQ(gpu.last_gray(), gray.pixels);
-        const auto levels = cpu_levels(gray, 64, 128, p);
-        ASSERT_FALSE(levels.empty());
-        for (std::size_t li = 0; li < levels.size(); ++li) {
-            IntegralHistogram ih;
-            ih.compute(levels[li].second, bars.hog.gradient());
-            int w = 0, h = 0;
-            const std::vector<std::uint32_t> g = gpu.level_integral_histogram(static_cast<int>(li), w, h);
-            ASSERT_EQ(std::pair(w, h), std::pair(levels[li].first.width, levels[li].first.height));
-            ASSERT_EQ(g.size(), ih.row_stride() * (static_cast<std::size_t>(h) + 1));
-            EXPECT_EQ(differences(g, ih.point(0, 0)), 0u) << "level " << li;
+        ASSERT_EQ(hog_block_grid(bars) % 4, 0);  // so the GPU may keep its tables on a 4-px grid at stride 8
+        // Every pixel's point, then the grid's (the row pass's cells: CudaOptions::grid_histograms).
+        for (const int grid : {1, 4}) {
+            SCOPED_TRACE("grid " + std::to_string(grid));
+            CudaOptions o;
+            o.poison = true;
+            o.grid_histograms = grid > 1;
+            CudaDetector gpu(bars, p, o);
+            gpu.detect(view);
+            const GrayImage gray = to_gray(view);
+            EXPECT_EQ(gpu.last_gray(), gray.pixels);
+            const auto levels = cpu_levels(gray, 64, 128, p);
+            ASSERT_FALSE(levels.empty());
+            for (std::size_t li = 0; li < levels.size(); ++li) {
+                IntegralHistogram ih;
+                ih.compute(levels[li].second, bars.hog.gradient(), grid);
+                int w = 0, h = 0;
+                const std::vector<std::uint32_t> g = gpu.level_integral_histogram(static_cast<int>(li), w, h);
+                ASSERT_EQ(std::pair(w, h), std::pair(levels[li].first.width, levels[li].first.height));
+                ASSERT_EQ(g.size(), ih.row_stride() * (static_cast<std::size_t>(h / grid) + 1));
+                EXPECT_EQ(differences(g, ih.point(0, 0)), 0u) << "level " << li;
+            }
         }
     }
 }

@@ -205,14 +205,15 @@ CudaStepTimes CudaDetector::profile(const ImageView& image) {
     t.download = ms(ev.launch_end.back(), ev.n - 1);
     t.total = ms(0, ev.n - 1);
     // Rows: writes every point but row 0 (36 bytes); columns: reads and writes rows 2..h of
-    // columns 1..w. Gray image reads are small and cached, and not counted.
+    // columns 1..w (of the grid's points with Engine::hog_grid). Gray image reads are small and
+    // cached, and not counted.
     std::uint64_t bytes = 0;
     if (engine.hog_from_gradients)
         for (const cuda::DevLevel& L : s.levels) bytes += static_cast<std::uint64_t>(L.width) * L.height * 4;
     else if (engine.needs.hog)
         for (const cuda::DevLevel& L : s.levels) {
-            bytes += static_cast<std::uint64_t>(L.pitch) * L.height * 36;
-            bytes += static_cast<std::uint64_t>(L.width) * std::max(L.height - 1, 0) * 72;
+            bytes += static_cast<std::uint64_t>(L.hog_pitch) * L.hog_rows * 36;
+            bytes += static_cast<std::uint64_t>(L.hog_pitch - 1) * std::max(L.hog_rows - 1, 0) * 72;
         }
     t.integral_histogram_bytes = bytes;
     impl_->last_slot = 0;
@@ -226,12 +227,12 @@ std::vector<std::uint32_t> CudaDetector::level_integral_histogram(int level, int
     const cuda::DevLevel& L = s.levels[static_cast<std::size_t>(level)];
     width = L.width;
     height = L.height;
-    const std::size_t n = static_cast<std::size_t>(L.pitch) * (L.height + 1);
+    const std::size_t n = static_cast<std::size_t>(L.hog_pitch) * (L.hog_rows + 1);
     std::vector<uint4> a(n), b(n);
     std::vector<std::uint32_t> c(n);
-    CK(cudaMemcpy(a.data(), s.d_A.p + L.ih, n * sizeof(uint4), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(b.data(), s.d_B.p + L.ih, n * sizeof(uint4), cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(c.data(), s.d_C.p + L.ih, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(a.data(), s.d_A.p + L.hog_ih, n * sizeof(uint4), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(b.data(), s.d_B.p + L.hog_ih, n * sizeof(uint4), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(c.data(), s.d_C.p + L.hog_ih, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
     std::vector<std::uint32_t> out(n * kOrientationBins);
     for (std::size_t i = 0; i < n; ++i) {
         std::uint32_t* p = out.data() + i * kOrientationBins;

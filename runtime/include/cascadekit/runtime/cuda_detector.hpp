@@ -180,7 +180,8 @@ public:
     // One frame with events between the steps (no graph), for benchmarks.
     CudaStepTimes profile(const ImageView& image);
     // The integral histogram of pyramid level `level` of the last frame, in the CPU layout
-    // ((h+1) x (w+1) x 9 uint32, as IntegralHistogram), for tests.
+    // ((h+1) x (w+1) x 9 uint32, as IntegralHistogram; on a grid of G (grid_histograms):
+    // (h/G+1) x (w/G+1) x 9), for tests.
     std::vector<std::uint32_t> level_integral_histogram(int level, int& width, int& height) const;
     // The gray integral image of pyramid level `level` of the last frame ((h+1) x (w+1) uint32, as
     // IntegralImage), for tests; the model must have an LBP stage.
