@@ -32,7 +32,8 @@ template <class Emit>
     const std::size_t mid_off = static_cast<std::size_t>(y) * w;
     const std::size_t down_off = static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
     // One loop per plane count, instantiated with and without the table look-up (the plain gray
-    // one stays lean).
+    // one stays lean). Always inlined too: left to GCC, the grid's cell pass (cell_sums_row) called
+    // it out of line, in the baseline's code, and took 1.9× as long.
     auto row = [&](auto level) __attribute__((always_inline)) {
         if (src.count == 1) {
             const std::uint8_t* px = src.planes[0]->pixels.data();
