@@ -251,9 +251,11 @@ TEST(GpuFeatures, GrayAndIntegralHistogramsEqualTheCpusOnOddSizes) {
         CascadeModel bars = bar_model();
         bars.hog.votes = k.votes;
         ASSERT_EQ(hog_block_grid(bars) % 4, 0);  // so the GPU may keep its tables on a 4-px grid at stride 8
-        // Every pixel's point, then the grid's (the row pass's cells: CudaOptions::grid_histograms).
-        for (const int grid : {1, 4}) {
+        // Every pixel's point, then the grid's (the row pass's cells: CudaOptions::grid_histograms;
+        // a 2-px grid where the stride is 6).
+        for (const int grid : {1, 2, 4}) {
             SCOPED_TRACE("grid " + std::to_string(grid));
+            p.stride = grid == 2 ? 6 : 8;
             CudaOptions o;
             o.poison = true;
             o.grid_histograms = grid > 1;
@@ -528,9 +530,9 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
 }
 
 // Models whose blocks lie on a 4-px grid (zhu-grid4): at strides 4, 8 and 12 the GPU builds its
-// integral histograms on the grid (the cell pass), at stride 6 at every pixel (the CPU then on a
-// 2-px grid); with an LBP prefix and integral histograms of every level, the gray integral images
-// and the grid's tables side by side. Every way the CPU's detections and statistics.
+// integral histograms on that grid (the cell pass), at stride 6 on a 2-px grid; with an LBP prefix
+// and integral histograms of every level, the gray integral images and the grid's tables side by
+// side; a zhu-grid2 model at stride 8 (a 2-px grid). Every way the CPU's detections and statistics.
 TEST(GpuDetector, GridHistogramsMatchTheCpu) {
     REQUIRE_GPU();
     struct Run {
@@ -542,11 +544,13 @@ TEST(GpuDetector, GridHistogramsMatchTheCpu) {
     const Run runs[] = {{3, 0, false, false, false, 0, {8, 6}},
                         {20, 0, true, false, true, 16, {4}},
                         {3, 0, true, true, false, 0, {12}},
-                        {20, 6, false, true, false, 0, {8}}};
+                        {20, 6, false, true, false, 0, {8}},
+                        {20, 0, true, true, false, 0, {8}}};  // zhu-grid2: a 2-px grid
     int run = 0;
     for (const Run& r : runs) {
-        CascadeModel m = random_model(700u + static_cast<unsigned>(run), 3, r.learners, r.lbp, "zhu-grid4");
-        ASSERT_EQ(hog_block_grid(m) % 4, 0);
+        const bool grid2 = run == 4;
+        CascadeModel m = random_model(700u + static_cast<unsigned>(run), 3, r.learners, r.lbp, grid2 ? "zhu-grid2" : "zhu-grid4");
+        ASSERT_EQ(hog_block_grid(m) % (grid2 ? 2 : 4), 0);
         if (r.colour) m.hog.channels = GradientChannels::Colour;
         if (r.split) m.hog.votes = OrientationVotes::Split;
         if (r.sqrt) m.hog.gamma = GrayGamma::Sqrt;

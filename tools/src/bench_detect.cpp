@@ -64,7 +64,7 @@ struct Row {
     // the integral histograms at every pixel's point instead of the grid's (CpuOptions::grid_histograms).
     int grid = 1;
     double cpu1_full_histograms = NAN;
-    // The same on the GPU (CudaOptions::grid_histograms; a grid of 4 when G is a multiple of 4):
+    // The same on the GPU (CudaOptions::grid_histograms; a grid of 4 when G is a multiple of 4, else 2):
     // batched ms per frame with every pixel's point, and the per-step row of that run.
     double gpu_batched_full_histograms = NAN;
     // --cpu-threads: ms per frame at each thread count (medians), and the speed-up over the first
@@ -341,7 +341,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         }
                         r.gpu_batched_cub = batched_with(CudaOptions{.compaction = Compaction::CubSelect});
                         r.gpu_batched_warp = batched_with(CudaOptions{.compaction = Compaction::WarpAtomics});
-                        if (r.grid % 4 == 0) {
+                        if (r.grid % 2 == 0) {
                             CudaOptions full;
                             full.grid_histograms = false;
                             r.gpu_batched_full_histograms = batched_with(full);
@@ -626,9 +626,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
 #endif
         if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !std::isnan(r.gpu_batched_full_histograms); })) {
             md << "## CUDA: integral histograms on the blocks' grid, batched ms per frame\n\n"
-               << "The model's block corners and the window positions lie on a grid of 4 pixels (or a multiple): the row pass "
-                  "sums each 4×4 cell and scans the cells, and the column pass runs over 1/16 of the points (default), or "
-                  "both passes run at every pixel (CudaOptions::grid_histograms false).\n\n"
+               << "The model's block corners and the window positions lie on a grid of 4 pixels (or 2, or a multiple): the "
+                  "row pass sums each 4×4 (2×2) cell and scans the cells, and the column pass runs over 1/16 (1/4) of the "
+                  "points (default), or both passes run at every pixel (CudaOptions::grid_histograms false).\n\n"
                << "| size | step | stride | every point | grid points (default) | speed-up |\n|---|---|---|---|---|---|\n";
             for (const Row& r : rows)
                 if (!std::isnan(r.gpu_batched_full_histograms))

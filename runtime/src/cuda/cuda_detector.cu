@@ -101,10 +101,12 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
     engine.hog_from_gradients = options.prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
                                 !engine.stage_needs.front().hog;
-    // Integral histograms on the row pass's grid of kRowsPerBlock pixels where the blocks and windows allow.
-    if (options.grid_histograms && engine.needs.hog && !engine.hog_from_gradients &&
-        std::gcd(hog_block_grid(model_), params_.stride) % cuda::kRowsPerBlock == 0)
-        engine.hog_grid = cuda::kRowsPerBlock;
+    // Integral histograms on a grid of kRowsPerBlock (the row pass's block height) or 2 pixels
+    // where the blocks and windows allow.
+    if (options.grid_histograms && engine.needs.hog && !engine.hog_from_gradients) {
+        const int g = std::gcd(hog_block_grid(model_), params_.stride);
+        engine.hog_grid = g % cuda::kRowsPerBlock == 0 ? cuda::kRowsPerBlock : g % 2 == 0 ? 2 : 1;
+    }
     // Its last HoG stages as one launch (the first launch of the frame never: it has no input list).
     const std::size_t tail_from = static_cast<std::size_t>(options.hog_tail_from);
     if (engine.hog_from_gradients && options.hog_tail_from > 0 && options.compaction != Compaction::CubSelect &&

@@ -28,8 +28,8 @@ struct Engine {
     std::vector<FeatureNeeds> stage_needs;
     FeatureNeeds needs;  // of all stages
     bool hog_from_gradients = false;  // PrefixPlanes::SurvivorBlocks and an LBP prefix: gradient planes, no integral histograms
-    // The HoG integral histograms' grid (CudaOptions::grid_histograms): kRowsPerBlock (4) when
-    // every block corner of the model and every window position lie on it, else 1.
+    // The HoG integral histograms' grid (CudaOptions::grid_histograms): kRowsPerBlock (4) or 2,
+    // the larger that every block corner of the model and every window position lie on, else 1.
     int hog_grid = 1;
     // The frame's launches in order: each stage's parts (stage_kinds.cuh).
     struct Launch {

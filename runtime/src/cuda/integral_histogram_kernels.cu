@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <type_traits>
 
 #include "cascadekit/features/gradient.hpp"
 #include "cascadekit/features/pyramid.hpp"
@@ -101,7 +102,7 @@ __device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, 
     }
 }
 
-// One block per (level, 4 rows y0..y0+3) (Cells: a 4×4 cell a thread instead, cell_row): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
+// One block per (level, 4 rows y0..y0+3) (G > 1: a G×G cell a thread instead, cell_rows): resample (from the level's octave) the level rows y0-1 .. y0+4 (clamped) into shared memory,
 // bin every pixel's gradient, scan along the row and write integral-histogram row y+1 (row sums
 // only; the column pass adds the rows above). Each thread takes kRowItems consecutive pixels of a
 // tile: a serial prefix over them, one block-wide scan of the 9 bins per tile, then the writes
@@ -111,54 +112,59 @@ __device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, 
 constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
 using RowScan = cub::BlockScan<Bins9, kRowThreads>;
 
-// Cells: the row pass on the grid of kRowsPerBlock (= kRowItems = 4) pixels (Engine::hog_grid):
-// the same blocks (a level's 4 rows each), but a block whose rows reach past the last whole cell
-// row does nothing, and each thread's 4 pixels of a row are one cell's: it adds the cell's 16
-// pixels (4 rows) into its bins, then one block-wide scan of a tile's cells gives grid row
-// y0 / 4 + 1's running sums, the point right of each cell written by its thread (a warp: 32
-// consecutive points). Pixels right of the last whole cell are in no cell. The same integers as
-// the row pass at those points, since each point's sums are exact whatever the order.
-static_assert(kRowsPerBlock == kRowItems, "a row block's thread takes one cell of kRowsPerBlock x kRowItems pixels");
-template <bool Split, int Planes>
-__device__ __forceinline__ void cell_row(const std::uint8_t* rows, const DevLevel& L, int cy, OrientationGeometry og,
-                                         typename RowScan::TempStorage& scan_storage, uint4* A, uint4* B, std::uint32_t* C) {
+// Grid G > 1 (Engine::hog_grid, 2 or 4): the row pass on that grid. The same blocks (a level's
+// kRowsPerBlock rows each, so kRowsPerBlock / G cell rows); a cell row past the level's last whole
+// one is skipped. Each thread takes one cell of a tile of kRowThreads cells, adds its G × G pixels
+// into its bins, and one block-wide scan of the tile gives the grid row's running sums, the point
+// right of each cell written by its thread (a warp: 32 consecutive points). Pixels right of the
+// last whole cell are in no cell. The same integers as the row pass at those points, since each
+// point's sums are exact whatever the order.
+template <bool Split, int Planes, int G>
+__device__ __forceinline__ void cell_rows(const std::uint8_t* rows, const DevLevel& L, int y0, OrientationGeometry og,
+                                          typename RowScan::TempStorage& scan_storage, uint4* A, uint4* B, std::uint32_t* C) {
+    static_assert(kRowsPerBlock % G == 0, "a row block holds whole cell rows");
     const int W = L.width, cells = L.hog_pitch - 1;
-    const long long base = L.hog_ih + static_cast<long long>(cy + 1) * L.hog_pitch;
-    if (threadIdx.x == 0) {
-        A[base] = make_uint4(0, 0, 0, 0);
-        B[base] = make_uint4(0, 0, 0, 0);
-        C[base] = 0;
-    }
-    Bins9 carry{};
-    for (int tile = 0; tile < cells; tile += kRowThreads) {
-        const int cx = tile + static_cast<int>(threadIdx.x);
-        Bins9 local{};
-        if (cx < cells) {
-            for (int r = 0; r < kRowsPerBlock; ++r)
+    for (int k = 0; k < kRowsPerBlock / G; ++k) {
+        const int cy = y0 / G + k;
+        if (cy >= L.hog_rows) break;  // block-uniform
+        const long long base = L.hog_ih + static_cast<long long>(cy + 1) * L.hog_pitch;
+        if (threadIdx.x == 0) {
+            A[base] = make_uint4(0, 0, 0, 0);
+            B[base] = make_uint4(0, 0, 0, 0);
+            C[base] = 0;
+        }
+        Bins9 carry{};
+        for (int tile = 0; tile < cells; tile += kRowThreads) {
+            const int cx = tile + static_cast<int>(threadIdx.x);
+            Bins9 local{};
+            if (cx < cells) {
 #pragma unroll
-                for (int j = 0; j < kRowItems; ++j) {
-                    int gx, gy;
-                    level_gradient<Planes>(rows, r, W, cx * kRowItems + j, gx, gy);
-                    const std::uint32_t e = gradient_entry(gx, gy, Split, og);
-                    const std::uint32_t high = Split ? entry_upper(e) : 0u;
-                    add_vote<Split>(local, entry_bin(e), entry_magnitude(e) - high, high);
-                }
+                for (int r = k * G; r < (k + 1) * G; ++r)
+#pragma unroll
+                    for (int j = 0; j < G; ++j) {
+                        int gx, gy;
+                        level_gradient<Planes>(rows, r, W, cx * G + j, gx, gy);
+                        const std::uint32_t e = gradient_entry(gx, gy, Split, og);
+                        const std::uint32_t high = Split ? entry_upper(e) : 0u;
+                        add_vote<Split>(local, entry_bin(e), entry_magnitude(e) - high, high);
+                    }
+            }
+            Bins9 run, total;
+            RowScan(scan_storage).ExclusiveSum(local, run, total);
+            run = run + carry + local;
+            carry = carry + total;
+            if (cx < cells) {
+                const long long p = base + cx + 1;
+                A[p] = make_uint4(run.b[0], run.b[1], run.b[2], run.b[3]);
+                B[p] = make_uint4(run.b[4], run.b[5], run.b[6], run.b[7]);
+                C[p] = run.b[8];
+            }
+            __syncthreads();  // scan_storage is reused by the next tile
         }
-        Bins9 run, total;
-        RowScan(scan_storage).ExclusiveSum(local, run, total);
-        run = run + carry + local;
-        carry = carry + total;
-        if (cx < cells) {
-            const long long p = base + cx + 1;
-            A[p] = make_uint4(run.b[0], run.b[1], run.b[2], run.b[3]);
-            B[p] = make_uint4(run.b[4], run.b[5], run.b[6], run.b[7]);
-            C[p] = run.b[8];
-        }
-        __syncthreads();  // scan_storage is reused by the next tile
     }
 }
 
-template <bool Split, int Planes, bool Cells>
+template <bool Split, int Planes, int G>
 __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_t* __restrict__ gray, const std::uint32_t* __restrict__ rgba,
                                                                 const DevLevel* __restrict__ levels, int n_levels,
                                                                 const AxisEntry* __restrict__ xtab,
@@ -172,11 +178,11 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     const DevLevel L = levels[li];
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
     const int W = L.width, H = L.height;
-    if (Cells && y0 / kRowsPerBlock >= L.hog_rows) return;  // block-uniform: no whole cell row here
+    if (G > 1 && y0 / G >= L.hog_rows) return;  // block-uniform: no whole cell row here
     const int n_rows = min(kRowsPerBlock, H - y0);
     load_level_rows<Planes>(rows, gray, rgba, L, xtab, ytab, y0, n_rows, gamma);
-    if constexpr (Cells) {
-        cell_row<Split, Planes>(rows, L, y0 / kRowsPerBlock, og, scan_storage, A, B, C);
+    if constexpr (G > 1) {
+        cell_rows<Split, Planes, G>(rows, L, y0, og, scan_storage, A, B, C);
         return;
     } else {
         // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
@@ -302,20 +308,28 @@ void allow_smem(Kernel kernel, std::size_t smem) {
     CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     current = smem;
 }
+// Calls f(kernel, planes, split, grid) for every instantiation of the row pass.
+template <class F>
+void for_each_row_pass(F&& f) {
+    auto planes = [&](auto split, auto grid) {
+        f(row_pass_kernel<decltype(split)::value, 1, decltype(grid)::value>, 1, decltype(split)::value, decltype(grid)::value);
+        f(row_pass_kernel<decltype(split)::value, 3, decltype(grid)::value>, 3, decltype(split)::value, decltype(grid)::value);
+    };
+    auto grids = [&](auto split) {
+        planes(split, std::integral_constant<int, 1>{});
+        planes(split, std::integral_constant<int, 2>{});
+        planes(split, std::integral_constant<int, kRowsPerBlock>{});
+    };
+    grids(std::false_type{});
+    grids(std::true_type{});
+}
 }  // namespace
 
 void prepare_row_pass(int max_width) {
     const std::size_t gray = row_pass_smem(max_width, 1), colour = row_pass_smem(max_width, 3);
-    allow_smem(row_pass_kernel<false, 1, false>, gray);
-    allow_smem(row_pass_kernel<true, 1, false>, gray);
-    allow_smem(row_pass_kernel<false, 1, true>, gray);
-    allow_smem(row_pass_kernel<true, 1, true>, gray);
+    for_each_row_pass([&](auto kernel, int planes, bool, int) { allow_smem(kernel, planes == 3 ? colour : gray); });
     allow_smem(gradient_plane_kernel<false, 1>, gray);
     allow_smem(gradient_plane_kernel<true, 1>, gray);
-    allow_smem(row_pass_kernel<false, 3, false>, colour);
-    allow_smem(row_pass_kernel<true, 3, false>, colour);
-    allow_smem(row_pass_kernel<false, 3, true>, colour);
-    allow_smem(row_pass_kernel<true, 3, true>, colour);
     allow_smem(gradient_plane_kernel<false, 3>, colour);
     allow_smem(gradient_plane_kernel<true, 3>, colour);
 }
@@ -335,14 +349,13 @@ void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_lev
                      const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, int grid, uint4* A,
                      uint4* B, std::uint32_t* C, cudaStream_t stream) {
     const int planes = gradient.rgba ? 3 : 1;
-    auto kernel = gradient.split ? (planes == 3 ? row_pass_kernel<true, 3, false> : row_pass_kernel<true, 1, false>)
-                                 : (planes == 3 ? row_pass_kernel<false, 3, false> : row_pass_kernel<false, 1, false>);
-    if (grid == kRowsPerBlock)
-        kernel = gradient.split ? (planes == 3 ? row_pass_kernel<true, 3, true> : row_pass_kernel<true, 1, true>)
-                                : (planes == 3 ? row_pass_kernel<false, 3, true> : row_pass_kernel<false, 1, true>);
-    else if (grid != 1)
-        throw DetectError("the CUDA row pass builds integral histograms on a grid of 1 or " + std::to_string(kRowsPerBlock) +
+    if (grid != 1 && grid != 2 && grid != kRowsPerBlock)
+        throw DetectError("the CUDA row pass builds integral histograms on a grid of 1, 2 or " + std::to_string(kRowsPerBlock) +
                           " pixels, not " + std::to_string(grid));
+    decltype(&row_pass_kernel<false, 1, 1>) kernel = nullptr;
+    for_each_row_pass([&](auto k, int p, bool split, int g) {
+        if (p == planes && split == gradient.split && g == grid) kernel = k;
+    });
     kernel<<<total_row_blocks, kRowThreads, row_pass_smem(max_width, planes), stream>>>(
         gray, gradient.rgba, levels, n_levels, xtab, ytab, orientation_geometry(), gradient.gamma, A, B, C);
     CK_LAUNCH();

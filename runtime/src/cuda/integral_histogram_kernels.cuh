@@ -27,9 +27,9 @@ struct GradientSetting {
 // consecutive pixels of a 512-pixel tile of a row. Resamples the level rows it needs (fixed-point
 // bilinear, pyramid.hpp; of every plane with colour), bins every pixel's [-1 0 1] gradient as
 // features/gradient.cpp does and writes each row's running sums (row 0 of every level stays
-// zero). gray: the gray octaves (unread with GradientSetting::rgba). grid kRowsPerBlock: the table
-// on that grid instead (DevLevel::hog_*; IntegralHistogram::compute's grid): each thread sums one
-// cell of 4 × 4 pixels, one scan per tile of 128 cells.
+// zero). gray: the gray octaves (unread with GradientSetting::rgba). grid 2 or kRowsPerBlock (4):
+// the table on that grid instead (DevLevel::hog_*; IntegralHistogram::compute's grid): each thread
+// sums one cell of grid × grid pixels, one scan per tile of 128 cells.
 void launch_row_pass(const std::uint8_t* gray, const DevLevel* levels, int n_levels, const AxisEntry* xtab,
                      const AxisEntry* ytab, int total_row_blocks, int max_width, GradientSetting gradient, int grid, uint4* A,
                      uint4* B, std::uint32_t* C, cudaStream_t stream);

@@ -134,10 +134,10 @@ struct CudaOptions {
     // 1920×1080 on the H100: latency 1.42 → 1.34–1.38 ms at stride 1, 0.73 → 0.66 ms at stride 2
     // (experiments/results/gpu-waldboost.md, "The frame staged in gray").
     bool host_gray = true;
-    // HoG integral histograms only at the points of a 4-pixel grid when every block corner of the
-    // model and every window position lie on it (hog_block_grid and the stride both multiples of
-    // 4: block_pool.hpp's zhu-grid4 and zhu-grid8 pools at strides 4, 8, …): the same sums from
-    // 1/16 of the points (CpuOptions::grid_histograms). false: every pixel's point, always.
+    // HoG integral histograms only at the points of a 4-pixel (else 2-pixel) grid when every block
+    // corner of the model and every window position lie on it (hog_block_grid and the stride both
+    // multiples of 4, or of 2: block_pool.hpp's zhu-gridG pools at strides 2, 4, 8, …): the same
+    // sums from 1/16 (1/4) of the points (CpuOptions::grid_histograms). false: every pixel's point.
     bool grid_histograms = true;
     bool use_graph = true;  // replay the frame's launches as a CUDA graph
     int device = 0;  // the CUDA device the detector lives and runs on
