@@ -18,6 +18,16 @@ void add_positions(std::vector<Rect>& pool, int w, int h, int step, int win_w, i
 
 std::vector<std::string_view> block_pool_names() { return {"zhu", "zhu-grid2", "zhu-grid4", "zhu-grid8", "dalal-triggs"}; }
 
+std::string block_pool_choices() {
+    const auto names = block_pool_names();
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+        out += names[i];
+    }
+    return out;
+}
+
 int block_pool_grid(std::string_view name) {
     if (name == "zhu-grid2") return 2;
     if (name == "zhu-grid4") return 4;
@@ -44,7 +54,7 @@ std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h, i
     } else if (name == "dalal-triggs") {
         add_positions(pool, 16, 16, 8, win_w, win_h);
     } else {
-        throw std::invalid_argument("unknown block pool '" + std::string(name) + "' (expected zhu, zhu-grid2, zhu-grid4, zhu-grid8 or dalal-triggs)");
+        throw std::invalid_argument("unknown block pool '" + std::string(name) + "' (expected " + block_pool_choices() + ")");
     }
     return pool;
 }

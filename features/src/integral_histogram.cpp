@@ -149,9 +149,7 @@ CASCADEKIT_SIMD_CLONES void integrate_entry_row(const std::uint32_t* entries, in
         sums.store(above + at, out + at);
     }
 }
-}  // namespace
 
-namespace {
 // Image row y's gradients added into its cells' per-bin sums (cells: `columns` cells of `grid`
 // pixels, 9 bins each; the pixels past the last whole cell add to nothing): each cell's pixels
 // are summed in registers (RowSums), then added to the cell once.
@@ -180,12 +178,13 @@ void IntegralHistogram::compute_grid(const GradientSource& image, GradientParams
     const int g = grid_;
     const int cols = width_ / g, rows = height_ / g;
     const std::size_t stride = row_stride();
-    if (const std::size_t n = stride * (static_cast<std::size_t>(rows) + 1); data_.size() < n) data_.resize(n);
-    std::fill_n(data_.begin(), stride, 0u);  // row 0
-    if (cols == 0 || rows == 0) {
-        std::fill_n(data_.begin(), stride * (static_cast<std::size_t>(rows) + 1), 0u);
+    const std::size_t n = stride * (static_cast<std::size_t>(rows) + 1);
+    if (data_.size() < n) data_.resize(n);
+    if (cols == 0 || rows == 0) {  // no whole cell: every point zero
+        std::fill_n(data_.begin(), n, 0u);
         return;
     }
+    std::fill_n(data_.begin(), stride, 0u);  // row 0
     const std::uint32_t* table = detail::gradient_table(params.votes);
     const std::uint8_t* lut = lut_of(params.gamma);
     const bool split = params.votes == OrientationVotes::Split;

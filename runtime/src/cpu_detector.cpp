@@ -10,7 +10,6 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
-#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -72,7 +71,7 @@ CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions opt
                        rest_needs_.hog && !rest_needs_.gray_integral;
     // PerLevel: any level may take an integral histogram.
     const bool only_blocks = survivor_blocks_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks;
-    if (options_.grid_histograms && needs.hog) hog_grid_ = std::max(1, std::gcd(hog_block_grid(model_), params_.stride));
+    if (options_.grid_histograms && needs.hog) hog_grid_ = hog_scan_grid(model_, params_.stride);
     const std::size_t histogram_bytes = std::max<std::size_t>(4, 4 * kOrientationBins / static_cast<std::size_t>(hog_grid_ * hog_grid_));
     bytes_per_level_pixel_ = 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
                              (needs.hog ? (only_blocks ? 4 : histogram_bytes) : 0);

@@ -11,7 +11,6 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
-#include <numeric>
 #include <memory>
 #include <opencv2/imgproc.hpp>
 #include <sstream>
@@ -65,7 +64,7 @@ struct Row {
     int grid = 1;
     double cpu1_full_histograms = NAN;
     // The same on the GPU (CudaOptions::grid_histograms; a grid of 4 when G is a multiple of 4, else 2):
-    // batched ms per frame with every pixel's point, and the per-step row of that run.
+    // batched ms per frame with every pixel's point.
     double gpu_batched_full_histograms = NAN;
     // --cpu-threads: ms per frame at each thread count (medians), and the speed-up over the first
     // count (the median of the rounds' ratios; see interleaved_scaling)
@@ -262,7 +261,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     }
                     r.stages_per_window = static_cast<double>(stage_sum) / static_cast<double>(r.windows);
                     r.learners_per_window = static_cast<double>(ref.stats.weak_evaluated) / static_cast<double>(r.windows);
-                    r.grid = std::max(1, std::gcd(hog_block_grid(model), stride));
+                    r.grid = hog_scan_grid(model, stride);
                     if (!o.no_cpu) {
                         {
                             tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 
+#include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/io/image_header.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
@@ -320,7 +321,8 @@ int main(int argc, char** argv) {
     inspect->add_option("--background", insp.background,
                         "With --weak: an image (e.g. a face crop the size of the window) under each panel")
         ->check(CLI::ExistingFile);
-    inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({"zhu", "zhu-grid2", "zhu-grid4", "zhu-grid8", "dalal-triggs"}));
+    const auto pools = block_pool_names();
+    inspect->add_option("--pool", insp.pool, "Print the size of a block pool")->check(choices({pools.begin(), pools.end()}));
 
     // convert ------------------------------------------------------------------------------
     ConvertOptions conv;

@@ -247,8 +247,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!kGradientChannelsNames.parse(channels, c.hog.channels)) r.fail("hog.channels", "must be " + kGradientChannelsNames.choices());
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
-    if (b.pool != "zhu" && b.pool != "dalal-triggs" && block_pool_grid(b.pool) == 1)
-        r.fail("boosting.pool", "must be zhu, zhu-grid2, zhu-grid4, zhu-grid8 or dalal-triggs");
+    if (const auto names = block_pool_names(); std::find(names.begin(), names.end(), b.pool) == names.end())
+        r.fail("boosting.pool", "must be " + block_pool_choices());
     if (b.min_block < 4 || b.min_block % 2 != 0 || b.min_block > std::min(c.window.width, c.window.height))
         r.fail("boosting.min_block", "must be an even number of pixels, at least 4 and at most the window's shorter side");
     if (const int g = block_pool_grid(b.pool); g > 1 && make_block_pool(b.pool, c.window.width, c.window.height, b.min_block).empty())

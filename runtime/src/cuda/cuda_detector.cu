@@ -8,7 +8,6 @@
 #include "cascadekit/runtime/cuda_detector.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -104,7 +103,7 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     // Integral histograms on a grid of kRowsPerBlock (the row pass's block height) or 2 pixels
     // where the blocks and windows allow.
     if (options.grid_histograms && engine.needs.hog && !engine.hog_from_gradients) {
-        const int g = std::gcd(hog_block_grid(model_), params_.stride);
+        const int g = hog_scan_grid(model_, params_.stride);
         engine.hog_grid = g % cuda::kRowsPerBlock == 0 ? cuda::kRowsPerBlock : g % 2 == 0 ? 2 : 1;
     }
     // Its last HoG stages as one launch (the first launch of the frame never: it has no input list).

@@ -256,7 +256,7 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
                 features.gradients = s.d_G.p;
             } else {
                 build_hog(s, engine, st, ev);
-                features.hog = {s.d_A.p, s.d_B.p, s.d_C.p, engine.hog_grid == 1 ? 0 : std::countr_zero(static_cast<unsigned>(engine.hog_grid))};
+                features.hog = {s.d_A.p, s.d_B.p, s.d_C.p, std::countr_zero(static_cast<unsigned>(engine.hog_grid))};
             }
         }
         if (engine.stage_needs[stage].gray_integral && !features.gray) {

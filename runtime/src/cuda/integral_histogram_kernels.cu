@@ -112,6 +112,13 @@ __device__ __forceinline__ void level_gradient(const std::uint8_t* rows, int r, 
 constexpr int kRowThreads = 128, kRowItems = 4, kRowTile = kRowThreads * kRowItems;
 using RowScan = cub::BlockScan<Bins9, kRowThreads>;
 
+// A table row's point 0 (column 0 stays zero; the row's other points are written every frame).
+__device__ __forceinline__ void zero_point(uint4* A, uint4* B, std::uint32_t* C, long long p) {
+    A[p] = make_uint4(0, 0, 0, 0);
+    B[p] = make_uint4(0, 0, 0, 0);
+    C[p] = 0;
+}
+
 // Grid G > 1 (Engine::hog_grid, 2 or 4): the row pass on that grid. The same blocks (a level's
 // kRowsPerBlock rows each, so kRowsPerBlock / G cell rows); a cell row past the level's last whole
 // one is skipped. Each thread takes one cell of a tile of kRowThreads cells, adds its G × G pixels
@@ -128,11 +135,7 @@ __device__ __forceinline__ void cell_rows(const std::uint8_t* rows, const DevLev
         const int cy = y0 / G + k;
         if (cy >= L.hog_rows) break;  // block-uniform
         const long long base = L.hog_ih + static_cast<long long>(cy + 1) * L.hog_pitch;
-        if (threadIdx.x == 0) {
-            A[base] = make_uint4(0, 0, 0, 0);
-            B[base] = make_uint4(0, 0, 0, 0);
-            C[base] = 0;
-        }
+        if (threadIdx.x == 0) zero_point(A, B, C, base);
         Bins9 carry{};
         for (int tile = 0; tile < cells; tile += kRowThreads) {
             const int cx = tile + static_cast<int>(threadIdx.x);
@@ -172,8 +175,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                                                                 OrientationGeometry og, const std::uint8_t* __restrict__ gamma,
                                                                 uint4* A, uint4* B, std::uint32_t* C) {
     extern __shared__ __align__(16) std::uint8_t rows[];  // kRowsPerBlock + 2 level rows (bytes or words)
-    using Scan = RowScan;
-    __shared__ typename Scan::TempStorage scan_storage;
+    __shared__ typename RowScan::TempStorage scan_storage;
     const int li = find_level(n_levels, blockIdx.x, [&](int l) { return static_cast<long long>(levels[l].row0); });
     const DevLevel L = levels[li];
     const int y0 = (static_cast<int>(blockIdx.x) - L.row0) * kRowsPerBlock;
@@ -183,17 +185,12 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
     load_level_rows<Planes>(rows, gray, rgba, L, xtab, ytab, y0, n_rows, gamma);
     if constexpr (G > 1) {
         cell_rows<Split, Planes, G>(rows, L, y0, og, scan_storage, A, B, C);
-        return;
     } else {
         // A tile's row sums, 9 words a point plus one pad word every kRowItems points (bank spread).
         __shared__ std::uint32_t staged[kRowTile * kOrientationBins + kRowTile / kRowItems];
         for (int r = 0; r < n_rows; ++r) {
             const long long base = L.hog_ih + static_cast<long long>(y0 + r + 1) * L.hog_pitch;
-            if (threadIdx.x == 0) {
-                A[base] = make_uint4(0, 0, 0, 0);
-                B[base] = make_uint4(0, 0, 0, 0);
-                C[base] = 0;
-            }
+            if (threadIdx.x == 0) zero_point(A, B, C, base);
             Bins9 carry{};
             for (int tile = 0; tile < W; tile += kRowTile) {
                 const int x0 = tile + threadIdx.x * kRowItems;
@@ -214,7 +211,7 @@ __global__ void __launch_bounds__(kRowThreads) row_pass_kernel(const std::uint8_
                     add_vote<Split>(local, bin[j], low[j], high[j]);
                 }
                 Bins9 run, total;
-                Scan(scan_storage).ExclusiveSum(local, run, total);
+                RowScan(scan_storage).ExclusiveSum(local, run, total);
                 run = run + carry;
                 carry = carry + total;
                 // Through shared memory, so that each store instruction of a warp writes 32 consecutive

@@ -122,6 +122,8 @@ int hog_block_grid(const CascadeModel& model) {
     return g;
 }
 
+int hog_scan_grid(const CascadeModel& model, int stride) { return std::max(1, std::gcd(hog_block_grid(model), stride)); }
+
 CpuStageKind hog_svm_cpu_kind() {
     FeatureNeeds needs;
     needs.hog = true;

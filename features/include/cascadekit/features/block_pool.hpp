@@ -1,5 +1,6 @@
 #pragma once
 // Pools of candidate blocks inside a detection window (Zhu et al., CVPR 2006; Bilgiç, MIT 2010).
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,7 +31,8 @@ std::vector<Rect> make_block_pool(std::string_view name, int window_width, int w
 // blocks too, but its name promises the fixed blocks, not a grid).
 int block_pool_grid(std::string_view name);
 
-// The names make_block_pool accepts.
+// The names make_block_pool accepts, and the same as text for messages: "zhu, …, or dalal-triggs".
 std::vector<std::string_view> block_pool_names();
+std::string block_pool_choices();
 
 }  // namespace cascadekit

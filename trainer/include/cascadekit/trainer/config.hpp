@@ -93,7 +93,7 @@ struct BoostingConfig {
     // trainer of stage_kind or stage_sequence.
     std::string final_stage;
     std::string pool = "zhu";            // candidate blocks: zhu | zhu-grid2 | zhu-grid4 | zhu-grid8 | dalal-triggs (features/block_pool.hpp)
-    int min_block = 12;                  // zhu pool: the smallest block side in pixels (even, >= 4)
+    int min_block = 12;                  // zhu and zhu-gridG pools: the smallest block side in pixels (even, >= 4)
     int candidates_per_round = 125;
     double d_min = 0.99;   // each stage keeps at least this share of its training positives
     double f_max = 0.65;   // a stage is complete when its FP rate on its negatives is at most this

@@ -25,5 +25,9 @@ float hog_stage_sum(const HogSvmStage& stage, const HogParams& hog, const Gradie
 // learner. A detector whose window positions are multiples of G may read the blocks from an
 // integral histogram on that grid (IntegralHistogram::compute): the same sums from 1/G² of the points.
 int hog_block_grid(const CascadeModel& model);
+// The grid a scan at `stride` may keep the model's integral histograms on: the greatest common
+// divisor of hog_block_grid and the stride (window positions are multiples of the stride), at
+// least 1. CpuOptions::grid_histograms uses it as it is; the CUDA backend takes 4 or 2 of it.
+int hog_scan_grid(const CascadeModel& model, int stride);
 
 }  // namespace cascadekit
