@@ -253,14 +253,15 @@ int run_eval(const EvalOptions& o) {
 
         // How much work a full-image scan did (--model only; nothing for given detections): the mean
         // weak classifiers a window over the protocol's own windows (padding, level padding and
-        // enlargement included), and the share of them reaching stages 2 to 5 (where that work goes).
+        // enlargement included), and the share of them reaching each stage after the first (where that work
+        // goes: a stage's learners times that share is its part of the mean).
         auto print_scan = [&](const DetectStats& scan, const std::string& set_name) {
             if (scan.windows_scanned == 0) return;
             std::printf("%s: %sscan: %llu windows, %.2f weak classifiers per window", label.c_str(),
                         set_name.empty() ? "" : (set_name + " ").c_str(), static_cast<unsigned long long>(scan.windows_scanned),
                         static_cast<double>(scan.weak_evaluated) / static_cast<double>(scan.windows_scanned));
             std::uint64_t left = scan.windows_scanned;
-            for (std::size_t s = 0; s + 1 < scan.rejected_per_stage.size() && s < 4; ++s) {
+            for (std::size_t s = 0; s + 1 < scan.rejected_per_stage.size(); ++s) {
                 left -= std::min(left, scan.rejected_per_stage[s]);
                 std::printf("%s %zu: %.1f%%", s == 0 ? "; reaching stage" : ",", s + 2,
                             100.0 * static_cast<double>(left) / static_cast<double>(scan.windows_scanned));
