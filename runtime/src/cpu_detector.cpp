@@ -73,8 +73,11 @@ CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions opt
     const bool only_blocks = survivor_blocks_ && options_.prefix_planes == PrefixPlanes::SurvivorBlocks;
     if (options_.grid_histograms && needs.hog) hog_grid_ = hog_scan_grid(model_, params_.stride);
     const std::size_t histogram_bytes = std::max<std::size_t>(4, 4 * kOrientationBins / static_cast<std::size_t>(hog_grid_ * hog_grid_));
+    // With a gamma table the HoG planes also keep the level's planes mapped through it (1 byte a
+    // pixel, 3 for colour: IntegralHistogram and GradientPlane's storage).
+    const std::size_t mapped_bytes = needs.hog && model_.hog.gamma != GrayGamma::None ? (evaluator_.colour() ? 3 : 1) : 0;
     bytes_per_level_pixel_ = 1 + (evaluator_.colour() ? 3 : 0) + (needs.gray_integral ? 4 : 0) +
-                             (needs.hog ? (only_blocks ? 4 : histogram_bytes) : 0);
+                             (needs.hog ? (only_blocks ? 4 : histogram_bytes) + mapped_bytes : 0);
 }
 
 CpuDetector::~CpuDetector() = default;

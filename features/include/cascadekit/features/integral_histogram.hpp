@@ -89,6 +89,7 @@ private:
     std::vector<std::uint32_t> data_;
     std::vector<std::uint32_t> entries_;  // compute's gradient entries (several threads), kept for reuse
     std::vector<std::uint32_t> sums_;     // and its per-band column sums
+    ColourPlanes levels_;                 // colour planes through the gamma table (kept for reuse)
 };
 
 // The per-pixel input of an integral histogram without the integration: each pixel's
@@ -111,6 +112,7 @@ private:
     int width_ = 0;
     int height_ = 0;
     bool split_ = false;  // entries carry upper shares (OrientationVotes::Split)
+    ColourPlanes levels_;  // colour planes through the gamma table (kept for reuse)
     std::vector<std::uint32_t> data_;
 };
 

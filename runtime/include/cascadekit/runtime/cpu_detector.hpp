@@ -31,7 +31,8 @@ struct CpuOptions {
     // started in order, the largest first: at most levels_in_flight, and beyond the first only
     // while the levels in flight take at most level_memory_in_flight bytes of storage (estimated
     // from the planes the model reads: 1 byte a pixel for the gray level, 3 more for colour, 4
-    // for a gray integral image or a gradient plane, 36 for a HoG integral histogram).
+    // for a gray integral image or a gradient plane, 36 for a HoG integral histogram (36 / G² on
+    // a grid of G, at least 4), 1 or 3 for the HoG planes' levels through a gamma table).
     // levels_in_flight 1: one level after another, each parallel inside, whose joins leave
     // threads idle at every small level. experiments/results/cpu-scaling.md measures them.
     // levels_in_flight >= 1.
