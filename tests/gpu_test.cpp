@@ -564,7 +564,14 @@ TEST(GpuDetector, GridHistogramsMatchTheCpu) {
             for (bool grid : {true, false}) {
                 CudaOptions o;
                 o.grid_histograms = grid;
-                if (r.lbp > 0) o.prefix_planes = PrefixPlanes::EveryLevel;
+                if (r.lbp > 0) {
+                    // The default after an LBP prefix: every level's histograms where they can be
+                    // kept on the grid, else survivor blocks; then survivor blocks asked for.
+                    EXPECT_EQ(CudaDetector(m, p, o).prefix_planes(), grid ? PrefixPlanes::EveryLevel : PrefixPlanes::SurvivorBlocks);
+                    CudaOptions blocks = o;
+                    blocks.prefix_planes = PrefixPlanes::SurvivorBlocks;
+                    compare_backends(m, p, f.view, "grid-4 model " + std::to_string(run) + ", survivor blocks synthetic", blocks);
+                }
                 const std::string what = "grid-4 model " + std::to_string(run) + ", stride " + std::to_string(stride) +
                                          (grid ? ", grid histograms" : ", full histograms");
                 compare_backends(m, p, f.view, what + " synthetic", o);

@@ -24,6 +24,7 @@ struct CudaDetector::Impl {
     std::vector<std::unique_ptr<cuda::Slot>> slots;
     int last_slot = 0;
     std::string device_name;
+    PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;  // CudaOptions::prefix_planes, resolved
 
     cuda::Slot& slot(std::size_t i) {
         while (slots.size() <= i) slots.push_back(std::make_unique<cuda::Slot>());
@@ -74,6 +75,9 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     if (options.prefix_planes == PrefixPlanes::WhereSurvivors || options.prefix_planes == PrefixPlanes::PerLevel)
         throw DetectError(std::string("PrefixPlanes::") + (options.prefix_planes == PrefixPlanes::PerLevel ? "PerLevel" : "WhereSurvivors") +
                           " is CPU-only: the CUDA backend takes EveryLevel or SurvivorBlocks");
+    // The row pass keeps a grid of 4 or 2 pixels (below) where the blocks and the stride allow.
+    const int scan_grid = options.grid_histograms ? hog_scan_grid(model_, params_.stride) : 1;
+    impl_->prefix_planes = options.prefix_planes.value_or(scan_grid % 2 == 0 ? PrefixPlanes::EveryLevel : PrefixPlanes::SurvivorBlocks);
     cuda::Engine& engine = impl_->engine;
     engine.options = options;
     DeviceGuard device(options.device);
@@ -98,14 +102,12 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     engine.colour = engine.needs.hog && model_.hog.colour();
     engine.host_gray = options.host_gray && !engine.colour;
     // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
-    engine.hog_from_gradients = options.prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
+    engine.hog_from_gradients = impl_->prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
                                 !engine.stage_needs.front().hog;
     // Integral histograms on a grid of kRowsPerBlock (the row pass's block height) or 2 pixels
     // where the blocks and windows allow.
-    if (options.grid_histograms && engine.needs.hog && !engine.hog_from_gradients) {
-        const int g = hog_scan_grid(model_, params_.stride);
-        engine.hog_grid = g % cuda::kRowsPerBlock == 0 ? cuda::kRowsPerBlock : g % 2 == 0 ? 2 : 1;
-    }
+    if (engine.needs.hog && !engine.hog_from_gradients)
+        engine.hog_grid = scan_grid % cuda::kRowsPerBlock == 0 ? cuda::kRowsPerBlock : scan_grid % 2 == 0 ? 2 : 1;
     // Its last HoG stages as one launch (the first launch of the frame never: it has no input list).
     const std::size_t tail_from = static_cast<std::size_t>(options.hog_tail_from);
     if (engine.hog_from_gradients && options.hog_tail_from > 0 && options.compaction != Compaction::CubSelect &&
@@ -130,6 +132,7 @@ CudaDetector::~CudaDetector() {
 
 std::string CudaDetector::device_name() const { return impl_->device_name; }
 int CudaDetector::device() const { return impl_->engine.options.device; }
+PrefixPlanes CudaDetector::prefix_planes() const { return impl_->prefix_planes; }
 
 DetectResult CudaDetector::detect(const ImageView& image) {
     validate(image);

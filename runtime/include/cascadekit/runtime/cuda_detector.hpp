@@ -30,6 +30,7 @@
 // After the first frame of a size the launches are replayed as one CUDA graph.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,9 +118,16 @@ struct CudaOptions {
     // against none (experiments/results/gpu-waldboost.md, "In-block cuts").
     std::vector<int> lbp_part_cuts = {24, 32, 48};
     // Models with an LBP prefix in front of HoG stages: EveryLevel builds every level's integral
-    // histograms (as without a prefix); SurvivorBlocks (default) builds only a per-pixel gradient
-    // plane per level and sums each survivor's blocks from it. WhereSurvivors is CPU-only.
-    PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;
+    // histograms (as without a prefix); SurvivorBlocks builds only a per-pixel gradient plane per
+    // level and sums each survivor's blocks from it. WhereSurvivors and PerLevel are CPU-only.
+    // Unset (default): EveryLevel when the integral histograms can be kept on a grid of 2 or 4
+    // pixels (grid_histograms, and the model's blocks and the stride allow it: hog_scan_grid),
+    // since those cost a quarter or a sixteenth of the points; else SurvivorBlocks. The hybrid
+    // trained on a 4-pixel block grid (experiments/models/inria-hybrid.h5) took 0.441 ms batched
+    // at 1280×960, ×1.05, stride 8 with every level's grid histograms against 0.579 with survivor
+    // blocks; the one on Zhu's pool 0.48 with survivor blocks (experiments/results/inria-hybrid.md).
+    // prefix_planes() says which one a detector uses.
+    std::optional<PrefixPlanes> prefix_planes = std::nullopt;
     // With SurvivorBlocks, the hog_svm stages from this model stage (0-based) to the end run as
     // one launch: a block per window takes it through stage after stage until one rejects it,
     // instead of a launch per stage whose few windows cost less than the launch. Applies when
@@ -194,6 +202,9 @@ public:
     const DetectParams& params() const override { return params_; }
     std::string device_name() const;
     int device() const;
+    // How this detector builds the HoG planes after an LBP prefix (CudaOptions::prefix_planes, or
+    // the default's choice for this model and stride).
+    PrefixPlanes prefix_planes() const;
     // True when the backend has kernels for every stage kind of the model (hog_svm, waldboost_lbp);
     // otherwise false and, if why is given, which stage it cannot run.
     static bool supports(const CascadeModel& model, std::string* why = nullptr);
