@@ -28,9 +28,10 @@ constexpr int table_index(int gx, int gy) { return (gy + 255) * detail::kGradien
 // table indices in a loop without look-ups or border clamps, which the AVX2 clones run eight
 // pixels at a time (the same integers as pixel by pixel), then each pixel's entry emitted in
 // order. (The chunk loop as a helper taking the index loop as a lambda ran 7 % slower.)
-// On one thread of the development machine that took the gray people cascade from 59.7–60.3 to
-// 52.4–52.6 ms a 1280×960 frame (×1.05, stride 8) and the colour one from 132–136 to 103–105:
-// with twelve look-ups a pixel inside it, the colour loop was the slowest part of the frame.
+// On one thread of the development machine that took the gray people cascade from 59–61 to
+// 52–54 ms a 1280×960 frame (×1.05, stride 8) and the colour one from 130–136 to 100–103: with
+// twelve look-ups a pixel inside it, the colour loop had been the slowest part of the frame
+// (experiments/results/inria-hog-cascade.md, "Gamma-mapped levels").
 // Always inlined: its callers are compiled for AVX2 and for the baseline (CASCADEKIT_SIMD_CLONES),
 // and called out of the AVX2 clone it ran in the baseline's code. Inlined, the gray integral
 // histograms of a 1280×960 frame's pyramid (×1.05) took 41 ms on one thread of this project's

@@ -50,7 +50,8 @@ public:
     // (the gradient entries kept meanwhile, 4 bytes a pixel). Deterministic.
     // Reuses this object's storage when the size does not grow. params: the gray levels'
     // compression before the gradients and how each pixel votes (gradient.hpp). image: a gray
-    // image, or colour planes (GradientSource).
+    // image, or colour planes (GradientSource). With a gamma table the planes are first mapped
+    // through it into this object's storage (1 byte a pixel, 3 for colour).
     //
     // grid G > 1: the table only at the points whose x and y are multiples of G (the corners of
     // G×G cells; pixels right of the last whole cell column or below the last whole cell row are
@@ -89,7 +90,7 @@ private:
     std::vector<std::uint32_t> data_;
     std::vector<std::uint32_t> entries_;  // compute's gradient entries (several threads), kept for reuse
     std::vector<std::uint32_t> sums_;     // and its per-band column sums
-    ColourPlanes levels_;                 // colour planes through the gamma table (kept for reuse)
+    ColourPlanes levels_;                 // the source's planes through the gamma table (r alone for gray), kept for reuse
 };
 
 // The per-pixel input of an integral histogram without the integration: each pixel's
@@ -112,7 +113,7 @@ private:
     int width_ = 0;
     int height_ = 0;
     bool split_ = false;  // entries carry upper shares (OrientationVotes::Split)
-    ColourPlanes levels_;  // colour planes through the gamma table (kept for reuse)
+    ColourPlanes levels_;  // the source's planes through the gamma table (r alone for gray), kept for reuse
     std::vector<std::uint32_t> data_;
 };
 
