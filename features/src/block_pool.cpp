@@ -37,20 +37,20 @@ int block_pool_grid(std::string_view name) {
 
 std::vector<Rect> make_block_pool(std::string_view name, int win_w, int win_h, int min_side) {
     std::vector<Rect> pool;
-    if (name == "zhu") {
-        if (min_side < 4 || min_side % 2 != 0)
-            throw std::invalid_argument("block pool 'zhu': the smallest block side must be even and >= 4, not " + std::to_string(min_side));
-        for (int s = min_side; s <= win_w && s <= win_h; s += 2) add_positions(pool, s, s, zhu_step(s), win_w, win_h);
-        for (int w = min_side; w <= win_w && 2 * w <= win_h; w += 2) add_positions(pool, w, 2 * w, zhu_step(w), win_w, win_h);
-        for (int h = min_side; 2 * h <= win_w && h <= win_h; h += 2) add_positions(pool, 2 * h, h, zhu_step(h), win_w, win_h);
-    } else if (const int g = block_pool_grid(name); g > 1) {
+    const int g = block_pool_grid(name);
+    if (name == "zhu" || g > 1) {
         if (min_side < 4 || min_side % 2 != 0)
             throw std::invalid_argument("block pool '" + std::string(name) + "': the smallest block side must be even and >= 4, not " +
                                         std::to_string(min_side));
-        const int first = (min_side + 2 * g - 1) / (2 * g) * (2 * g);  // cells of whole grid steps
-        for (int s = first; s <= win_w && s <= win_h; s += 2 * g) add_positions(pool, s, s, g, win_w, win_h);
-        for (int w = first; w <= win_w && 2 * w <= win_h; w += 2 * g) add_positions(pool, w, 2 * w, g, win_w, win_h);
-        for (int h = first; 2 * h <= win_w && h <= win_h; h += 2 * g) add_positions(pool, 2 * h, h, g, win_w, win_h);
+        // Zhu's shapes: squares, then tall 1:2, then wide 2:1, by increasing shorter side s. Zhu's
+        // pool: every even s from min_side, positions every zhu_step(s); on a grid of G: s a
+        // multiple of 2G (cells of whole grid steps), positions every G.
+        const int first = g > 1 ? (min_side + 2 * g - 1) / (2 * g) * (2 * g) : min_side;
+        const int side_step = g > 1 ? 2 * g : 2;
+        auto step = [&](int s) { return g > 1 ? g : zhu_step(s); };
+        for (int s = first; s <= win_w && s <= win_h; s += side_step) add_positions(pool, s, s, step(s), win_w, win_h);
+        for (int s = first; s <= win_w && 2 * s <= win_h; s += side_step) add_positions(pool, s, 2 * s, step(s), win_w, win_h);
+        for (int s = first; 2 * s <= win_w && s <= win_h; s += side_step) add_positions(pool, 2 * s, s, step(s), win_w, win_h);
     } else if (name == "dalal-triggs") {
         add_positions(pool, 16, 16, 8, win_w, win_h);
     } else {

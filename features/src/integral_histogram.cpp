@@ -18,119 +18,88 @@ namespace cascadekit {
 namespace {
 constexpr int table_index(int gx, int gy) { return (gy + 255) * detail::kGradientTableSide + (gx + 255); }
 
-// Row y's gradient-table entries (gradient_entry.hpp), replicated borders: what
-// both the integral histogram and the gradient plane are built from. Calls emit(x, entry).
-// Gray levels go through `lut` (gamma_table) first, or are read as they are when it is null.
-// With colour planes, each pixel takes the gradient of the plane with the largest gx² + gy² (the
-// first of them on ties).
-// Levels as they are (no lut: the callers map the planes through the table once beforehand,
-// mapped_planes), the inside of the row (pixels 1 … w − 2) goes in chunks: first the chunk's
-// table indices in a loop without look-ups or border clamps, which the AVX2 clones run eight
-// pixels at a time (the same integers as pixel by pixel), then each pixel's entry emitted in
-// order. (The chunk loop as a helper taking the index loop as a lambda ran 7 % slower.)
-// On one thread of the development machine that took the gray people cascade from 59–61 to
-// 52–54 ms a 1280×960 frame (×1.05, stride 8) and the colour one from 130–136 to 100–103: with
-// twelve look-ups a pixel inside it, the colour loop had been the slowest part of the frame
-// (experiments/results/inria-hog-cascade.md, "Gamma-mapped levels").
+// Pixel x's gradient (gx, gy) on row y of Planes planes whose rows above, at and below y start at
+// up, mid and down, with the row's left and right neighbours at xl and xr (clamped at the
+// borders, or x ∓ 1 inside): with colour planes, the gradient of the plane with the largest
+// gx² + gy², the first of them on ties. Selects, not a branch: which plane wins changes from
+// pixel to pixel, and the branch mispredicted often enough to double the colour pass's time.
+template <int Planes>
+[[gnu::always_inline]] inline void pixel_gradient(const std::uint8_t* const* up, const std::uint8_t* const* mid,
+                                                  const std::uint8_t* const* down, int x, int xl, int xr, int& gx, int& gy) {
+    gx = mid[0][xr] - mid[0][xl];
+    gy = down[0][x] - up[0][x];
+    int best = gx * gx + gy * gy;
+    for (int c = 1; c < Planes; ++c) {
+        const int cx = mid[c][xr] - mid[c][xl], cy = down[c][x] - up[c][x], m = cx * cx + cy * cy;
+        const bool take = m > best;
+        best = take ? m : best;
+        gx = take ? cx : gx;
+        gy = take ? cy : gy;
+    }
+}
+
+// Row y's gradient-table entries (gradient_entry.hpp), replicated borders: what both the integral
+// histogram and the gradient plane are built from. Calls emit(x, entry). The planes' levels are
+// read as they are: the callers map them through the gamma table once beforehand (gamma_mapped),
+// instead of four look-ups a pixel (twelve for colour) here.
+// The inside of the row (pixels 1 … w − 2) goes in chunks: first the chunk's table indices in a
+// loop without look-ups or border clamps, which the AVX2 clones run eight pixels at a time (the
+// same integers as pixel by pixel), then each pixel's entry emitted in order; the two border
+// pixels alone. On one thread of the development machine the mapping and the chunks took the gray
+// people cascade from 59–61 to 52–54 ms a 1280×960 frame (×1.05, stride 8) and the colour one from
+// 130–136 to 100–103 (experiments/results/inria-hog-cascade.md, "Gamma-mapped levels").
 // Always inlined: its callers are compiled for AVX2 and for the baseline (CASCADEKIT_SIMD_CLONES),
-// and called out of the AVX2 clone it ran in the baseline's code. Inlined, the gray integral
-// histograms of a 1280×960 frame's pyramid (×1.05) took 41 ms on one thread of this project's
-// development machine instead of 73 (the colour ones 88 instead of 143).
-template <class Emit>
-[[gnu::always_inline]] inline void gradient_row(const GradientSource& src, int y, const std::uint32_t* table, const std::uint8_t* lut,
-                                                Emit&& emit) {
+// and called out of the AVX2 clone it ran in the baseline's code (the gray integral histograms of
+// a 1280×960 frame's pyramid took 73 ms on one thread instead of 41).
+template <int Planes, class Emit>
+[[gnu::always_inline]] inline void gradient_row_of(const GradientSource& src, int y, const std::uint32_t* table, Emit&& emit) {
     const int w = src.width(), h = src.height();
     const std::size_t up_off = static_cast<std::size_t>(std::max(y - 1, 0)) * w;
     const std::size_t mid_off = static_cast<std::size_t>(y) * w;
     const std::size_t down_off = static_cast<std::size_t>(std::min(y + 1, h - 1)) * w;
-    const bool direct = lut == nullptr && w >= 3;  // the inside in chunks, the border pixels alone
-    // One loop per plane count, instantiated with and without the table look-up (the plain gray
-    // one stays lean). Always inlined too: left to GCC, the grid's cell pass (cell_sums_row) called
-    // it out of line, in the baseline's code, and took 1.9× as long.
-    auto row = [&](auto level) __attribute__((always_inline)) {
-        if (src.count == 1) {
-            const std::uint8_t* px = src.planes[0]->pixels.data();
-            const std::uint8_t *up = px + up_off, *mid = px + mid_off, *down = px + down_off;
-            auto pixel = [&](int x) __attribute__((always_inline)) {
-                const int gx = level(mid[std::min(x + 1, w - 1)]) - level(mid[std::max(x - 1, 0)]);
-                const int gy = level(down[x]) - level(up[x]);
-                emit(x, table[table_index(gx, gy)]);
-            };
-            if (!direct) {
-                for (int x = 0; x < w; ++x) pixel(x);
-                return;
-            }
-            pixel(0);
-            constexpr int kChunk = 128;
-            alignas(32) std::int32_t index[kChunk];
-            for (int x0 = 1; x0 < w - 1; x0 += kChunk) {
-                const int n = std::min(kChunk, w - 1 - x0);
-                const std::uint8_t *l = mid + x0 - 1, *u = up + x0, *d = down + x0;
-                for (int i = 0; i < n; ++i) index[i] = table_index(l[i + 2] - l[i], d[i] - u[i]);
-                for (int i = 0; i < n; ++i) emit(x0 + i, table[index[i]]);
-            }
-            pixel(w - 1);
-            return;
-        }
-        const std::uint8_t* px[3] = {src.planes[0]->pixels.data(), src.planes[1]->pixels.data(), src.planes[2]->pixels.data()};
-        auto pixel = [&](int x) __attribute__((always_inline)) {
-            const int xl = std::max(x - 1, 0), xr = std::min(x + 1, w - 1);
-            int gx = level(px[0][mid_off + xr]) - level(px[0][mid_off + xl]);
-            int gy = level(px[0][down_off + x]) - level(px[0][up_off + x]);
-            int best = gx * gx + gy * gy;
-            for (int c = 1; c < 3; ++c) {
-                const int cx = level(px[c][mid_off + xr]) - level(px[c][mid_off + xl]);
-                const int cy = level(px[c][down_off + x]) - level(px[c][up_off + x]);
-                const int m = cx * cx + cy * cy;
-                // Selects, not a branch: which plane wins changes from pixel to pixel, and the
-                // branch mispredicted often enough to double the colour pass's time.
-                const bool take = m > best;
-                best = take ? m : best;
-                gx = take ? cx : gx;
-                gy = take ? cy : gy;
-            }
-            emit(x, table[table_index(gx, gy)]);
-        };
-        if (!direct) {
-            for (int x = 0; x < w; ++x) pixel(x);
-            return;
-        }
-        pixel(0);
-        constexpr int kChunk = 128;
-        alignas(32) std::int32_t index[kChunk];
-        for (int x0 = 1; x0 < w - 1; x0 += kChunk) {
-            const int n = std::min(kChunk, w - 1 - x0);
-            const std::uint8_t* l[3] = {px[0] + mid_off + x0 - 1, px[1] + mid_off + x0 - 1, px[2] + mid_off + x0 - 1};
-            const std::uint8_t* u[3] = {px[0] + up_off + x0, px[1] + up_off + x0, px[2] + up_off + x0};
-            const std::uint8_t* d[3] = {px[0] + down_off + x0, px[1] + down_off + x0, px[2] + down_off + x0};
-            for (int i = 0; i < n; ++i) {  // pixel's choice of plane, unrolled
-                int gx = l[0][i + 2] - l[0][i], gy = d[0][i] - u[0][i];
-                int best = gx * gx + gy * gy;
-                const int x1 = l[1][i + 2] - l[1][i], y1 = d[1][i] - u[1][i], m1 = x1 * x1 + y1 * y1;
-                const bool t1 = m1 > best;
-                best = t1 ? m1 : best;
-                gx = t1 ? x1 : gx;
-                gy = t1 ? y1 : gy;
-                const int x2 = l[2][i + 2] - l[2][i], y2 = d[2][i] - u[2][i], m2 = x2 * x2 + y2 * y2;
-                const bool t2 = m2 > best;
-                gx = t2 ? x2 : gx;
-                gy = t2 ? y2 : gy;
-                index[i] = table_index(gx, gy);
-            }
-            for (int i = 0; i < n; ++i) emit(x0 + i, table[index[i]]);
-        }
-        pixel(w - 1);
+    const std::uint8_t *up[Planes], *mid[Planes], *down[Planes];
+    for (int c = 0; c < Planes; ++c) {
+        const std::uint8_t* px = src.planes[c]->pixels.data();
+        up[c] = px + up_off;
+        mid[c] = px + mid_off;
+        down[c] = px + down_off;
+    }
+    auto border = [&](int x) __attribute__((always_inline)) {
+        int gx, gy;
+        pixel_gradient<Planes>(up, mid, down, x, std::max(x - 1, 0), std::min(x + 1, w - 1), gx, gy);
+        emit(x, table[table_index(gx, gy)]);
     };
-    if (lut == nullptr) row([](std::uint8_t v) { return int(v); });
-    else row([lut](std::uint8_t v) { return int(lut[v]); });
+    if (w < 3) {
+        for (int x = 0; x < w; ++x) border(x);
+        return;
+    }
+    border(0);
+    constexpr int kChunk = 128;
+    alignas(32) std::int32_t index[kChunk];
+    for (int x0 = 1; x0 < w - 1; x0 += kChunk) {
+        const int n = std::min(kChunk, w - 1 - x0);
+        for (int i = 0; i < n; ++i) {
+            int gx, gy;
+            pixel_gradient<Planes>(up, mid, down, x0 + i, x0 + i - 1, x0 + i + 1, gx, gy);
+            index[i] = table_index(gx, gy);
+        }
+        for (int i = 0; i < n; ++i) emit(x0 + i, table[index[i]]);
+    }
+    border(w - 1);
 }
-const std::uint8_t* lut_of(GrayGamma gamma) { return gamma == GrayGamma::None ? nullptr : gamma_table(gamma); }
 
-// With a gamma table: each plane mapped through it once, into `out` (its storage reused), and lut
-// set to null, so that gradient_row reads levels as they are (its chunks) instead of looking up
-// four a pixel (twelve for colour). Without one the source passes as it is.
-GradientSource mapped_planes(const GradientSource& src, const std::uint8_t*& lut, ColourPlanes& out) {
-    if (lut == nullptr) return src;
+template <class Emit>
+[[gnu::always_inline]] inline void gradient_row(const GradientSource& src, int y, const std::uint32_t* table, Emit&& emit) {
+    if (src.count == 1) gradient_row_of<1>(src, y, table, emit);
+    else gradient_row_of<3>(src, y, table, emit);
+}
+
+// The source's planes as gradient_row reads them: with a gamma table (GradientParams::gamma),
+// each plane mapped through it once, into `out` (its storage reused; r alone for gray); without
+// one the source as it is.
+GradientSource gamma_mapped(const GradientSource& src, GrayGamma gamma, ColourPlanes& out) {
+    if (gamma == GrayGamma::None) return src;
+    const std::uint8_t* table = gamma_table(gamma);
     const int w = src.width(), h = src.height();
     GrayImage* planes[3] = {&out.r, &out.g, &out.b};
     const int count = src.count;
@@ -139,7 +108,6 @@ GradientSource mapped_planes(const GradientSource& src, const std::uint8_t*& lut
         p->height = h;
         p->pixels.resize(static_cast<std::size_t>(w) * h);  // keeps its capacity when it shrinks
     }
-    const std::uint8_t* table = lut;
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 16), [&](const tbb::blocked_range<int>& rows) {
         const std::size_t begin = static_cast<std::size_t>(rows.begin()) * w, end = static_cast<std::size_t>(rows.end()) * w;
         for (int c = 0; c < count; ++c) {
@@ -148,7 +116,6 @@ GradientSource mapped_planes(const GradientSource& src, const std::uint8_t*& lut
             for (std::size_t i = begin; i < end; ++i) o[i] = table[in[i]];
         }
     });
-    lut = nullptr;
     return count == 3 ? GradientSource(out) : GradientSource(out.r);
 }
 
@@ -197,11 +164,11 @@ struct RowSums {
 // or the band's carry row): the row's prefix sums along x added point by point, so each table
 // entry is written once and the row above is read while it is still in cache.
 template <bool Split>
-CASCADEKIT_SIMD_CLONES void integrate_gradient_row(const GradientSource& src, int y, const std::uint32_t* table, const std::uint8_t* lut,
+CASCADEKIT_SIMD_CLONES void integrate_gradient_row(const GradientSource& src, int y, const std::uint32_t* table,
                                                    const std::uint32_t* above, std::uint32_t* out) {
     RowSums sums;
     std::fill_n(out, kOrientationBins, 0u);  // column 0
-    gradient_row(src, y, table, lut, [&](int x, std::uint32_t e) {
+    gradient_row(src, y, table, [&](int x, std::uint32_t e) {
         sums.vote<Split>(e);
         const std::size_t at = (static_cast<std::size_t>(x) + 1) * kOrientationBins;
         sums.store(above + at, out + at);
@@ -211,9 +178,9 @@ CASCADEKIT_SIMD_CLONES void integrate_gradient_row(const GradientSource& src, in
 // The banded path's first step for image row y: its gradient entries kept in `entries`, and
 // added to the band's per-bin column sums.
 template <bool Split>
-CASCADEKIT_SIMD_CLONES void column_sums_row(const GradientSource& src, int y, const std::uint32_t* table, const std::uint8_t* lut,
+CASCADEKIT_SIMD_CLONES void column_sums_row(const GradientSource& src, int y, const std::uint32_t* table,
                                             std::uint32_t* entries, std::uint32_t* sums) {
-    gradient_row(src, y, table, lut, [&](int x, std::uint32_t e) {
+    gradient_row(src, y, table, [&](int x, std::uint32_t e) {
         entries[x] = e;
         vote<Split>(e, sums + static_cast<std::size_t>(x) * kOrientationBins);
     });
@@ -236,11 +203,11 @@ CASCADEKIT_SIMD_CLONES void integrate_entry_row(const std::uint32_t* entries, in
 // pixels, 9 bins each; the pixels past the last whole cell add to nothing): each cell's pixels
 // are summed in registers (RowSums), then added to the cell once.
 template <bool Split>
-CASCADEKIT_SIMD_CLONES void cell_sums_row(const GradientSource& src, int y, const std::uint32_t* table, const std::uint8_t* lut,
+CASCADEKIT_SIMD_CLONES void cell_sums_row(const GradientSource& src, int y, const std::uint32_t* table,
                                           int grid, int columns, std::uint32_t* cells) {
     RowSums sums;
     int left = grid, cell = 0;
-    gradient_row(src, y, table, lut, [&](int, std::uint32_t e) __attribute__((always_inline)) {
+    gradient_row(src, y, table, [&](int, std::uint32_t e) __attribute__((always_inline)) {
         if (cell >= columns) return;
         sums.vote<Split>(e);
         if (--left == 0) {
@@ -268,8 +235,7 @@ void IntegralHistogram::compute_grid(const GradientSource& source, GradientParam
     }
     std::fill_n(data_.begin(), stride, 0u);  // row 0
     const std::uint32_t* table = detail::gradient_table(params.votes);
-    const std::uint8_t* lut = lut_of(params.gamma);
-    const GradientSource image = mapped_planes(source, lut, levels_);
+    const GradientSource image = gamma_mapped(source, params.gamma, levels_);
     const bool split = params.votes == OrientationVotes::Split;
     // The cells' sums go where their table row will be (row cy + 1, from column 1), then each
     // row is integrated in place: along x, then the row above added.
@@ -280,8 +246,8 @@ void IntegralHistogram::compute_grid(const GradientSource& source, GradientParam
             std::fill_n(row, stride, 0u);
             std::uint32_t* cells = row + kOrientationBins;
             for (int y = cy * g; y < (cy + 1) * g; ++y) {
-                if (split) cell_sums_row<true>(image, y, table, lut, g, cols, cells);
-                else cell_sums_row<false>(image, y, table, lut, g, cols, cells);
+                if (split) cell_sums_row<true>(image, y, table, g, cols, cells);
+                else cell_sums_row<false>(image, y, table, g, cols, cells);
             }
         }
     });
@@ -313,8 +279,7 @@ void IntegralHistogram::compute(const GradientSource& source, GradientParams par
     std::fill_n(data_.begin(), stride, 0u);  // row 0
     if (width_ == 0 || height_ == 0) return;
     const std::uint32_t* table = detail::gradient_table(params.votes);
-    const std::uint8_t* lut = lut_of(params.gamma);
-    const GradientSource image = mapped_planes(source, lut, levels_);
+    const GradientSource image = gamma_mapped(source, params.gamma, levels_);
     const bool split = params.votes == OrientationVotes::Split;
     const int w = width_, h = height_;
     std::uint32_t* ih = data_.data();
@@ -328,8 +293,8 @@ void IntegralHistogram::compute(const GradientSource& source, GradientParams par
     const detail::Bands bands = detail::plan_bands(h);
     if (bands.n <= 1) {
         for (int y = 0; y < h; ++y) {
-            if (split) integrate_gradient_row<true>(image, y, table, lut, row_at(y), row_at(y + 1));
-            else integrate_gradient_row<false>(image, y, table, lut, row_at(y), row_at(y + 1));
+            if (split) integrate_gradient_row<true>(image, y, table, row_at(y), row_at(y + 1));
+            else integrate_gradient_row<false>(image, y, table, row_at(y), row_at(y + 1));
         }
         return;
     }
@@ -345,8 +310,8 @@ void IntegralHistogram::compute(const GradientSource& source, GradientParams par
         const auto [y0, y1] = bands.rows(b, h);
         for (int y = y0; y < y1; ++y) {
             std::uint32_t* e = entries + static_cast<std::size_t>(y) * w;
-            if (split) column_sums_row<true>(image, y, table, lut, e, c);
-            else column_sums_row<false>(image, y, table, lut, e, c);
+            if (split) column_sums_row<true>(image, y, table, e, c);
+            else column_sums_row<false>(image, y, table, e, c);
         }
     });
     // 2. Band b's column sums become those of every image row above it.
@@ -380,9 +345,9 @@ std::array<std::uint32_t, kOrientationBins> IntegralHistogram::rect_sum(const Re
 
 namespace {
 // A gradient plane's row y: the entries as they are.
-CASCADEKIT_SIMD_CLONES void gradient_plane_row(const GradientSource& src, int y, const std::uint32_t* table, const std::uint8_t* lut,
+CASCADEKIT_SIMD_CLONES void gradient_plane_row(const GradientSource& src, int y, const std::uint32_t* table,
                                                std::uint32_t* out) {
-    gradient_row(src, y, table, lut, [&](int x, std::uint32_t e) { out[x] = e; });
+    gradient_row(src, y, table, [&](int x, std::uint32_t e) { out[x] = e; });
 }
 }  // namespace
 
@@ -393,13 +358,12 @@ void GradientPlane::compute(const GradientSource& source, GradientParams params)
     // Grows only, as the integral histogram's storage; the slack past the plane is read but masked.
     if (const std::size_t n = static_cast<std::size_t>(width_) * height_ + kPlaneSlack; data_.size() < n) data_.resize(n);
     const std::uint32_t* table = detail::gradient_table(params.votes);
-    const std::uint8_t* lut = lut_of(params.gamma);
-    const GradientSource image = mapped_planes(source, lut, levels_);
+    const GradientSource image = gamma_mapped(source, params.gamma, levels_);
     const int w = width_, h = height_;
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 8), [&](const tbb::blocked_range<int>& rows) {
         for (int y = rows.begin(); y < rows.end(); ++y) {
             std::uint32_t* out = data_.data() + static_cast<std::size_t>(y) * w;
-            gradient_plane_row(image, y, table, lut, out);
+            gradient_plane_row(image, y, table, out);
         }
     });
 }

@@ -75,9 +75,12 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     if (options.prefix_planes == PrefixPlanes::WhereSurvivors || options.prefix_planes == PrefixPlanes::PerLevel)
         throw DetectError(std::string("PrefixPlanes::") + (options.prefix_planes == PrefixPlanes::PerLevel ? "PerLevel" : "WhereSurvivors") +
                           " is CPU-only: the CUDA backend takes EveryLevel or SurvivorBlocks");
-    // The row pass keeps a grid of 4 or 2 pixels (below) where the blocks and the stride allow.
+    // Integral histograms on a grid of kRowsPerBlock (the row pass's block height) or 2 pixels
+    // where the blocks and windows allow; after an LBP prefix, by default, every level's such
+    // histograms rather than survivor blocks (CudaOptions::prefix_planes).
     const int scan_grid = options.grid_histograms ? hog_scan_grid(model_, params_.stride) : 1;
-    impl_->prefix_planes = options.prefix_planes.value_or(scan_grid % 2 == 0 ? PrefixPlanes::EveryLevel : PrefixPlanes::SurvivorBlocks);
+    const int hog_grid = scan_grid % cuda::kRowsPerBlock == 0 ? cuda::kRowsPerBlock : scan_grid % 2 == 0 ? 2 : 1;
+    impl_->prefix_planes = options.prefix_planes.value_or(hog_grid > 1 ? PrefixPlanes::EveryLevel : PrefixPlanes::SurvivorBlocks);
     cuda::Engine& engine = impl_->engine;
     engine.options = options;
     DeviceGuard device(options.device);
@@ -104,10 +107,7 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     // An LBP prefix in front of HoG stages: only the survivors' blocks are summed, from gradient planes.
     engine.hog_from_gradients = impl_->prefix_planes == PrefixPlanes::SurvivorBlocks && engine.needs.hog &&
                                 !engine.stage_needs.front().hog;
-    // Integral histograms on a grid of kRowsPerBlock (the row pass's block height) or 2 pixels
-    // where the blocks and windows allow.
-    if (engine.needs.hog && !engine.hog_from_gradients)
-        engine.hog_grid = scan_grid % cuda::kRowsPerBlock == 0 ? cuda::kRowsPerBlock : scan_grid % 2 == 0 ? 2 : 1;
+    if (engine.needs.hog && !engine.hog_from_gradients) engine.hog_grid = hog_grid;
     // Its last HoG stages as one launch (the first launch of the frame never: it has no input list).
     const std::size_t tail_from = static_cast<std::size_t>(options.hog_tail_from);
     if (engine.hog_from_gradients && options.hog_tail_from > 0 && options.compaction != Compaction::CubSelect &&
