@@ -1,6 +1,6 @@
 #!/bin/bash
 # CPU, this machine, one thread: the binary before and after the HoG planes' levels were mapped
-# through the gamma table once a level (integral_histogram.cpp: mapped_planes, inside_row),
+# through the gamma table once a level (integral_histogram.cpp: gamma_mapped, gradient_row),
 # alternating, two rounds; the synthetic frame for every model, a PennFudan photo for two.
 # Usage: bash experiments/results/inria/mapped-levels/bench.sh BEFORE_CASCADE AFTER_CASCADE
 set -euo pipefail
