@@ -127,6 +127,13 @@ TEST(Cli, UnreadableInputsAreNamedSkippedAndFailTheRun) {
     const auto j = nlohmann::json::parse(slurp(s.dir / "out.json"));
     EXPECT_EQ(j["images"].size(), 1u);  // the good image still processed
     EXPECT_EQ(j["errors"].size(), 4u);
+    // With --pad the message names the image as read and the border that was added to it.
+    const CommandResult padded = cascade("detect --model " + q(s.model) + " --pad 0.25 " + q(s.dir / "tiny.pgm"), s.dir);
+    EXPECT_EQ(padded.code, 2);
+    EXPECT_NE(padded.err.find("tiny.pgm: image 30x30 with a border of 8 px (pad 0.25 of its height): image 46x46 is smaller "
+                              "than the model window 64x128 at scale 1 "),
+              std::string::npos)
+        << padded.err;
 }
 
 TEST(Cli, FoldersListsAndVideos) {

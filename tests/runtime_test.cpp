@@ -400,6 +400,13 @@ TEST(CpuDetector, RejectsBadRequests) {
     } catch (const DetectError& e) {
         EXPECT_NE(std::string(e.what()).find("smaller than the model window 64x128"), std::string::npos) << e.what();
     }
+    DetectParams upscaled;
+    upscaled.min_scale = 0.75;
+    upscaled.level_pad = 4;
+    EXPECT_EQ(window_fit_problem(40, 80, 64, 128, upscaled),
+              "image 40x80 is smaller than the model window 64x128 at scale 0.75 with 4 px of level padding (a min scale below 1 "
+              "upscales the image)");
+    EXPECT_EQ(window_fit_problem(48, 96, 64, 128, upscaled), "");  // 64x128 at scale 0.75
     DetectParams p;
     p.stride = 0;
     EXPECT_THROW(Detector::create(m, p), std::invalid_argument);

@@ -181,11 +181,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     const int ww = model_.window_width, wh = model_.window_height;
     const auto levels = plan_pyramid(gray.width, gray.height, ww, wh, params_.scale_step, params_.min_scale,
                                      params_.max_scale, params_.level_pad);
-    if (levels.empty())
-        throw DetectError("image " + std::to_string(gray.width) + "x" + std::to_string(gray.height) +
-                          " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
-                          " at scale " + std::to_string(params_.min_scale) +
-                          " (a min scale below 1 upscales the image)");
+    if (levels.empty()) throw DetectError(window_fit_problem(gray.width, gray.height, ww, wh, params_));
     frames_.prepare(levels);
     DetectResult result;
     const std::size_t n_stages = model_.stages.size();

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+
+#include "cascadekit/features/pyramid.hpp"
 
 #include "cascadekit/runtime/cpu_detector.hpp"
 #if CASCADEKIT_HAVE_CUDA
@@ -32,6 +35,18 @@ void validate(const DetectParams& p) {
                                     std::to_string(p.min_scale));
     if (!std::isfinite(p.max_scale) || p.max_scale < 0.0 || (p.max_scale > 0.0 && p.max_scale < p.min_scale))
         throw std::invalid_argument("max scale must be 0 (no limit) or >= min scale, got " + std::to_string(p.max_scale));
+}
+
+std::string window_fit_problem(int width, int height, int window_width, int window_height, const DetectParams& p) {
+    if (!plan_pyramid(width, height, window_width, window_height, p.scale_step, p.min_scale, p.max_scale, p.level_pad).empty())
+        return {};
+    std::ostringstream out;  // default formatting: 0.75, not 0.750000
+    out << "image " << width << "x" << height << " is smaller than the model window " << window_width << "x" << window_height
+        << " at scale " << p.min_scale;
+    if (p.level_pad > 0) out << " with " << p.level_pad << " px of level padding";
+    if (p.min_scale < 1.0) out << " (a min scale below 1 upscales the image)";
+    else out << " (a min scale below 1 would upscale it)";
+    return out.str();
 }
 
 std::string to_string(Backend b) { return std::string(kBackendNames.name(b)); }

@@ -176,6 +176,13 @@ public:
                 f->pad = static_cast<int>(std::lround(o_.pad * f->original.rows));
                 if (f->pad > 0) {
                     check_scan_size(f->original.cols + 2.0 * f->pad, f->original.rows + 2.0 * f->pad, bulk_.params().min_scale);
+                    // The detector would name the padded size only: say where it comes from.
+                    const std::string why = window_fit_problem(f->original.cols + 2 * f->pad, f->original.rows + 2 * f->pad,
+                                                               bulk_.model().window_width, bulk_.model().window_height, bulk_.params());
+                    if (!why.empty())
+                        throw DetectError("image " + std::to_string(f->original.cols) + "x" + std::to_string(f->original.rows) +
+                                          " with a border of " + std::to_string(f->pad) + " px (pad " + fmt::format("{}", o_.pad) +
+                                          " of its height): " + why);
                     cv::copyMakeBorder(f->original, f->padded, f->pad, f->pad, f->pad, f->pad, cv::BORDER_REPLICATE);
                 } else {
                     check_scan_size(f->original.cols, f->original.rows, bulk_.params().min_scale);

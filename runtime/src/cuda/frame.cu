@@ -37,9 +37,7 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     std::vector<PyramidLevel> plan =
         plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale, params.level_pad);
     if (plan.empty())  // before touching the slot, which keeps serving its current size
-        throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                          " is smaller than the model window " + std::to_string(ww) + "x" + std::to_string(wh) +
-                          " at scale " + std::to_string(params.min_scale) + " (a min scale below 1 upscales the image)");
+        throw DetectError(window_fit_problem(image.width, image.height, ww, wh, params));
     if (s.graph) {
         CK(cudaGraphExecDestroy(s.graph));
         s.graph = nullptr;

@@ -35,6 +35,11 @@ struct DetectParams {
 // Throws std::invalid_argument naming the bad parameter.
 void validate(const DetectParams& params);
 
+// Empty when a width × height input holds at least one window of the scan; else why not, in
+// words ("image 3x3 is smaller than the model window 64x128 at scale 0.75 ..."). Both backends
+// throw DetectError with it, and `cascade detect` checks its padded frames with it.
+std::string window_fit_problem(int width, int height, int window_width, int window_height, const DetectParams& params);
+
 // The scan a model's operating point names (stride, scale step, smallest scale; no largest).
 DetectParams detect_params(const OperatingPoint& point);
 
