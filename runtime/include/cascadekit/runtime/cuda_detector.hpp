@@ -70,9 +70,15 @@ struct CudaOptions {
     // parts' chained sums (twentieth session) 8, 64 was faster than 16, 64 in all six benchmark
     // runs at 1920×1080, and 4, 64 faster still in every run that had it (0.918–0.940 against
     // 0.984–0.989 ms batched at stride 1, 0.404–0.408 against 0.415–0.425 at stride 2, the
-    // people hybrid 0.539 against 0.550): the default since the twenty-first session, checked
+    // people hybrid 0.539 against 0.550): the default from the twenty-first session. The face
+    // sequence trained with α 0.15 (twenty-seventh session) leaves fewer windows after its first
+    // tables, and 2, 64 beat 4, 64 in all nine benchmark runs that had both (0.741–0.756 against
+    // 0.768–0.794 ms batched for it, 0.701–0.727 against 0.723–0.755 for its variants; the people
+    // hybrid within noise, 0.452–0.459 against 0.451–0.465), and 1, 64 beat 2, 64 in both runs
+    // that had it (0.706–0.710 against 0.750–0.752 ms for the face sequence, 0.340–0.342 against
+    // 0.348 at stride 2; the people hybrid 0.457 against 0.454): the default since then, checked
     // window by window against the CPU on the device (experiments/results/gpu-waldboost.md).
-    std::vector<int> lbp_boundaries = {4, 64};
+    std::vector<int> lbp_boundaries = {1, 64};
     // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
     // others). Block atomics gather one block's survivors at a time.
     int lbp_block_threads = 256;
