@@ -130,8 +130,9 @@ constexpr int kWarpRounds[] = {1, 2, 4, 8};
 constexpr int kBlockFroms[] = {256, 1 << 30, 128, 512, 1024};
 // CudaOptions::lbp_part_cuts: in-block compaction inside the thread-per-window parts (the default first).
 const std::vector<std::vector<int>> kPartCuts = {{24, 32, 48}, {}, {20, 24, 32, 40, 48}, {8, 24, 32, 48}, {2, 8, 24, 32, 48}, {6, 10, 20, 32}};
-// The default first, then Macenauer's.
-const std::vector<std::vector<int>> kBoundarySets = {{1, 64}, {2, 64}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512},
+// The default first (CudaOptions' own, so the table follows it), then the default before it,
+// Macenauer's and the others measured.
+const std::vector<std::vector<int>> kBoundarySets = {CudaOptions{}.lbp_boundaries, {2, 64}, {1, 8, 64, 256, 512}, {8, 64, 256}, {2, 8, 32, 128, 512},
                                                      {16, 128}, {16, 64, 256}, {64, 256}, {16, 32, 64, 256}, {16, 24, 32, 64, 256},
                                                      {16, 32, 128}, {16, 48}, {16, 96}, {16, 64, 512}, {16, 64}, {8, 64}, {8, 32, 64},
                                                      {4, 64}, {4, 32, 64}, {4, 96}, {4, 48}, {3, 64}, {6, 64}, {2, 32, 64},
