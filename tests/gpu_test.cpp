@@ -162,6 +162,21 @@ void expect_gpu_gives(const CascadeModel& m, const DetectParams& p, const ImageV
     expect_same_stats(r.stats, want.stats);
 }
 
+// The GPU with `options` against the CPU's result with rejected windows (with_rejected(p)): every
+// window's decision and score the same bits, and the same statistics.
+void expect_gpu_windows(const CascadeModel& m, const DetectParams& p, const ImageView& image, CudaOptions options,
+                        const DetectResult& cpu_all, const std::string& what) {
+    SCOPED_TRACE(what);
+    options.poison = true;
+    CudaDetector gpu(m, with_rejected(p), options);
+    const DetectResult g = gpu.detect(image);
+    expect_same_stats(cpu_all.stats, g.stats);
+    const Agreement a = compare_windows(cpu_all, g);
+    std::printf("  %s: %zu windows, %zu same decision, %zu bit-identical scores, %zu differences near a threshold\n", what.c_str(),
+                a.windows, a.same_decision, a.bit_identical, a.near_threshold_differences);
+    EXPECT_EQ(a.bit_identical, cpu_all.detections.size());
+}
+
 // CPU and GPU on one image with one model: per window (keep_rejected), then accepted windows and
 // fused detections.
 void compare_backends(const CascadeModel& model, const DetectParams& params, const ImageView& image, const std::string& what,
@@ -359,6 +374,28 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                                              .lbp_warp_from = block ? 1 << 30 : 0},
                                  want, what + ", " + std::string(kCompactionNames.name(c)) + ", " + std::to_string(cuts.size()) + " boundaries");
             }
+        // The untiled first launch with 1, 2, 4 (default) or 8 windows a thread, or a thread per
+        // window (0), at every stride, under each compaction, its part one weak classifier long
+        // or longer (3, or the whole sequence): every window, rejected ones included, bit for bit.
+        struct FirstLaunch {
+            int rows;
+            Compaction c;
+            std::vector<int> cuts;
+        };
+        const DetectResult want_all = CpuDetector(m, with_rejected(p)).detect(f.view);
+        std::vector<FirstLaunch> firsts;
+        for (int rows : {0, 1, 2, 4, 8})
+            for (const std::vector<int>& cuts : {std::vector<int>{1, 64}, std::vector<int>{3}}) firsts.push_back({rows, Compaction::BlockAtomics, cuts});
+        for (int rows : {4, 8}) {
+            firsts.push_back({rows, Compaction::WarpAtomics, {3}});
+            firsts.push_back({rows, Compaction::CubSelect, {1, 64}});
+        }
+        firsts.push_back({4, Compaction::BlockAtomics, {}});
+        for (const FirstLaunch& t : firsts)
+            expect_gpu_windows(m, p, f.view, CudaOptions{.compaction = t.c, .lbp_boundaries = t.cuts, .lbp_tiled = false, .lbp_first_rows = t.rows},
+                               want_all,
+                               what + ", first launch " + std::to_string(t.rows) + " rows a thread, " + std::string(kCompactionNames.name(t.c)) +
+                                   ", first part " + std::to_string(t.cuts.empty() ? k.weak : std::min(t.cuts[0], k.weak)));
         // The warp parts' rounds: up to 1, 2, 4 or 8 look-ups a lane (2 from the 64th is the
         // default, above), a warp per window from the first weak classifier on and from the 64th.
         for (int round : {1, 2, 4, 8})
@@ -691,7 +728,8 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     EXPECT_TRUE(CudaDetector::supports(bar_model()));
     EXPECT_THROW(CudaDetector(lbp, DetectParams{}, CudaOptions{.prefix_planes = PrefixPlanes::WhereSurvivors}), DetectError);
     // Bad launch shapes are refused by name.
-    for (const CudaOptions& bad : {CudaOptions{.lbp_block_threads = 96}, CudaOptions{.lbp_warp_round = 3}, CudaOptions{.lbp_warp_round = 16}}) {
+    for (const CudaOptions& bad : {CudaOptions{.lbp_block_threads = 96}, CudaOptions{.lbp_warp_round = 3}, CudaOptions{.lbp_warp_round = 16},
+                                   CudaOptions{.lbp_first_rows = 3}, CudaOptions{.lbp_first_rows = -1}}) {
         try {
             CudaDetector(lbp, DetectParams{}, bad);
             ADD_FAILURE() << "bad CudaOptions accepted";

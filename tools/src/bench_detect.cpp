@@ -51,6 +51,7 @@ struct Row {
     double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
     std::vector<std::pair<double, double>> lbp_tiles;       // latency and batched ms for each of kTileDesigns
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
+    std::vector<std::pair<double, double>> lbp_first_rows;   // latency and batched ms for each of kFirstRows
     std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
     std::vector<std::pair<double, double>> lbp_block_froms;  // latency and batched ms for each of kBlockFroms
     std::vector<std::pair<double, double>> gray_staging;     // latency and batched ms, gray staged on the host / converted on the device
@@ -126,6 +127,8 @@ constexpr Compaction kImplementations[] = {Compaction::WarpAtomics, Compaction::
 constexpr int kBlockSizes[] = {64, 128, 256, 512};
 // CudaOptions::lbp_warp_round: the most look-ups a lane of the warp kernel takes a round.
 constexpr int kWarpRounds[] = {1, 2, 4, 8};
+// CudaOptions::lbp_first_rows: windows a thread in the untiled first launch (the default first; 0: the thread-per-window kernel).
+constexpr int kFirstRows[] = {CudaOptions{}.lbp_first_rows, 0, 1, 2, 8};
 // CudaOptions::lbp_block_from: the first weak classifier of the block-per-window parts (the default first; 1 << 30: never).
 constexpr int kBlockFroms[] = {256, 1 << 30, 128, 512, 1024};
 // CudaOptions::lbp_part_cuts: in-block compaction inside the thread-per-window parts (the default first).
@@ -141,12 +144,20 @@ const std::vector<std::vector<int>> kBoundarySets = {CudaOptions{}.lbp_boundarie
 // lbp_tile_cuts), each with its own global boundaries.
 struct TileDesign {
     bool tiled;
-    std::vector<int> boundaries, cuts;
+    std::vector<int> boundaries, cuts;  // cuts: CudaOptions::lbp_tile_cuts (boundaries too where untiled)
+    std::vector<int> part_cuts = CudaOptions{}.lbp_part_cuts;
 };
-// The default: the first at stride 1, the third at stride 2 and more (CudaOptions::lbp_tiled_from_stride).
-const std::vector<TileDesign> kTileDesigns = {{false, {4, 16, 64, 256}, {}}, {true, {4, 16, 64, 256}, {}}, {true, {16, 64, 256}, {4}},
-                                              {true, {16, 64, 256}, {2, 4, 8}}, {true, {64, 256}, {4, 16}},
-                                              {true, {32, 128, 512}, {4, 16}}, {true, {16, 64, 256}, {8}}};
+// The first two are the defaults at stride 1 (untiled: the tile cut at 4 a boundary) and at stride
+// 2 and more (tiled, its first part one table long, so the cut at 4 falls outside it); then the
+// part from 1 to 64 in one launch, with in-block cuts, and tiled first launches that go further.
+const std::vector<TileDesign> kTileDesigns = {{false, CudaOptions{}.lbp_boundaries, CudaOptions{}.lbp_tile_cuts},
+                                              {true, CudaOptions{}.lbp_boundaries, CudaOptions{}.lbp_tile_cuts},
+                                              {false, {1, 64}, {}},
+                                              {false, {1, 64}, {}, {4, 24, 32, 48}},
+                                              {false, {1, 64}, {}, {2, 4, 8, 24, 32, 48}},
+                                              {true, {64}, {1, 4}},
+                                              {true, {4, 64}, {1}},
+                                              {true, {16, 64, 256}, {4}}};
 // CudaOptions::hog_tail_from: the default (1) first; -1: a launch per stage.
 constexpr int kTailFroms[] = {1, -1, 2, 3, 5, 8};
 std::string list(const std::vector<int>& v) {
@@ -367,11 +378,13 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             for (const auto& cuts : kBoundarySets) r.lbp_boundaries.push_back(both_with(CudaOptions{.lbp_boundaries = cuts}));
                             for (const TileDesign& d : kTileDesigns)
                                 r.lbp_tiles.push_back(both_with(CudaOptions{.lbp_boundaries = d.boundaries, .lbp_tiled = d.tiled,
-                                                                            .lbp_tiled_from_stride = 1, .lbp_tile_cuts = d.cuts}));
+                                                                            .lbp_tiled_from_stride = 1, .lbp_tile_cuts = d.cuts,
+                                                                            .lbp_part_cuts = d.part_cuts}));
                             for (Compaction c : kImplementations)
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
                             for (int round : kWarpRounds) r.lbp_warp_rounds.push_back(both_with(CudaOptions{.lbp_warp_round = round}));
+                            for (int first_rows : kFirstRows) r.lbp_first_rows.push_back(both_with(CudaOptions{.lbp_first_rows = first_rows}));
                             for (const auto& cuts : kPartCuts) r.lbp_part_cuts.push_back(both_with(CudaOptions{.lbp_part_cuts = cuts}));
                             for (int from : kBlockFroms) r.lbp_block_froms.push_back(both_with(CudaOptions{.lbp_block_from = from}));
                             for (bool host : {true, false}) r.gray_staging.push_back(both_with(CudaOptions{.host_gray = host}));
@@ -575,6 +588,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "The parts from weak classifier 64 on run a warp per window in rounds of 32, 64, … weak classifiers, up "
                            "to 32 × the look-ups a lane (CudaOptions::lbp_warp_round).",
                            names(kWarpRounds), &Row::lbp_warp_rounds);
+                both_table("### WaldBoost untiled first launch: windows a thread, latency / batched ms per frame\n\n"
+                           "Where the frame's first launch is not tiled (stride 1 by default), each thread takes this many windows "
+                           "of a column, one above another (CudaOptions::lbp_first_rows; the default first); 0: a thread per "
+                           "window, each finding its level and place.",
+                           names(kFirstRows), &Row::lbp_first_rows);
                 std::vector<std::string> cut_names;
                 for (const auto& cuts : kPartCuts) cut_names.push_back(cuts.empty() ? std::string("none") : list(cuts));
                 both_table("### WaldBoost in-block cuts in the thread-per-window parts: latency / batched ms per frame\n\n"
@@ -593,12 +611,22 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "kernel converts them. Models that read colour always take the second way.",
                            {"host", "device"}, &Row::gray_staging);
                 std::vector<std::string> tile_names;
-                for (const TileDesign& d : kTileDesigns)
-                    tile_names.push_back((d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) : std::string("untiled")) +
-                                         "; boundaries " + list(d.boundaries));
+                for (const TileDesign& d : kTileDesigns) {
+                    std::vector<int> b = d.boundaries;  // untiled, the tile cuts are boundaries too
+                    if (!d.tiled) b.insert(b.end(), d.cuts.begin(), d.cuts.end());
+                    std::sort(b.begin(), b.end());
+                    std::string name = d.tiled ? "tiled, cuts " + (d.cuts.empty() ? std::string("none") : list(d.cuts)) + "; " : std::string("untiled; ");
+                    name += "boundaries " + list(b);
+                    if (d.part_cuts != CudaOptions{}.lbp_part_cuts)
+                        name += "; in-block cuts " + (d.part_cuts.empty() ? std::string("none") : list(d.part_cuts));
+                    tile_names.push_back(name);
+                }
                 both_table("### WaldBoost first launch, tiled or not: latency / batched ms per frame\n\n"
                            "Tiled: a block per 32×8 windows with their integral-image patch in shared memory; cuts: in-block "
-                           "compaction of survivors; boundaries: global compaction, as above.",
+                           "compaction of survivors in that launch (CudaOptions::lbp_tile_cuts; untiled, they are boundaries); "
+                           "boundaries: global compaction, as above; in-block cuts: those of the later thread-per-window parts "
+                           "(CudaOptions::lbp_part_cuts, default 24, 32, 48). Every design at every stride here "
+                           "(CudaOptions::lbp_tiled_from_stride 1); the default is the first at stride 1, the second from stride 2.",
                            tile_names, &Row::lbp_tiles);
                 // Macenauer's layout: implementation × block size × frame size, per scan setting.
                 std::map<std::pair<double, int>, std::vector<const Row*>> by_scan;

@@ -251,6 +251,138 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
     }
 }
 
+// The frame's first launch where it is not tiled (CudaOptions::lbp_first_rows R > 0): a block per
+// kTileW × kTileH tile of one level's windows (DevLevel::tile0, as the tiled launch), 256 / R
+// threads, each thread R windows of one column, one above another. Nsight Compute had the
+// thread-per-window kernel (lbp_part_kernel) at 409 instructions a warp for the first table over
+// 12.2 M windows (200 µs, issue-bound): the window's level found by a binary search over 32 levels
+// and its row by an integer division, for every window, and four barriers of block atomics. Here
+// the level and the tile's place are found once a block, a weak classifier's 16 corner offsets
+// once a thread, and one thread's R windows share them, with their 16·R loads in flight at once
+// (the first weak classifier's for every window, also those of windows past the level's edge,
+// which read the level's last window and are not used). The codes, float additions and
+// thresholds are lbp_part_kernel's, so every decision and score is the CPU's.
+template <int Threads, int R>
+__device__ __forceinline__ void append_rows(const SurvivorArgs& a, std::uint32_t id0, std::uint32_t step, unsigned pass,
+                                            unsigned valid) {
+    if (a.flags) {  // CubSelect: input positions are ids in the first launch
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            if (valid >> r & 1u) a.flags[id0 + r * step] = static_cast<std::uint8_t>(pass >> r & 1u);
+        return;
+    }
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const int c = __popc(pass);
+    int x = c;  // inclusive scan of the warp's counts
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const int y = __shfl_up_sync(kFullMask, x, d);
+        if (lane >= d) x += y;
+    }
+    std::uint32_t base = 0;
+    if (Threads == 32 || !a.block_append) {  // one atomic a warp
+        const int total = __shfl_sync(kFullMask, x, 31);
+        if (lane == 31 && total > 0) base = atomicAdd(a.out_count, static_cast<std::uint32_t>(total));
+        base = __shfl_sync(kFullMask, base, 31);
+    } else {  // one atomic a block
+        __shared__ std::uint32_t warp_at[Threads / 32 + 1];
+        const int warp = static_cast<int>(threadIdx.x >> 5);
+        if (lane == 31) warp_at[warp] = static_cast<std::uint32_t>(x);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            std::uint32_t sum = 0;
+            for (int w = 0; w < Threads / 32; ++w) {
+                const std::uint32_t n = warp_at[w];
+                warp_at[w] = sum;
+                sum += n;
+            }
+            warp_at[Threads / 32] = sum > 0 ? atomicAdd(a.out_count, sum) : 0;
+        }
+        __syncthreads();
+        base = warp_at[Threads / 32] + warp_at[warp];
+    }
+    std::uint32_t at = base + static_cast<std::uint32_t>(x - c);
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        if (pass >> r & 1u) a.out_ids[at++] = id0 + r * step;
+}
+
+// The 16 corners of a weak classifier's cells for the window whose first point is o.
+__device__ __forceinline__ std::uint8_t lbp_code_at(const std::uint32_t* __restrict__ o, const int (&row)[4], const int (&col)[4]) {
+    std::uint32_t p[4][4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) p[j][i] = __ldg(o + row[j] + col[i]);
+    return lbp_code_of_corners(p);
+}
+
+template <int Cap, int R>
+__global__ void __launch_bounds__(kTileThreads / R) lbp_rows_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+                                                                    const float* __restrict__ tables,
+                                                                    const __grid_constant__ Part<Cap> p) {
+    constexpr int kThreadsR = kTileThreads / R;
+    const int tile = static_cast<int>(blockIdx.x);
+    const int li = find_level(a.n_levels, tile, [&](int l) { return static_cast<long long>(a.levels[l].tile0); });
+    const DevLevel& L = a.levels[li];
+    const int cols = L.cols, rows = L.rows, pitch = L.pitch;
+    const int tiles_x = (cols + kTileW - 1) / kTileW;
+    const int ty = (tile - L.tile0) / tiles_x, tx = (tile - L.tile0) - ty * tiles_x;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const int wx = tx * kTileW + lane, wy0 = ty * kTileH + static_cast<int>(threadIdx.x >> 5) * R;
+    // Windows past the level's edge read its last column or row (valid points) and are not used.
+    const int rx = min(wx, cols - 1);
+    const std::uint32_t* o0 = gray + L.ih + static_cast<long long>(rx) * a.stride;
+    const std::uint32_t id0 = static_cast<std::uint32_t>(L.win0) + static_cast<std::uint32_t>(wy0 * cols + wx);
+    const std::uint32_t step = static_cast<std::uint32_t>(cols);
+    unsigned valid = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        if (wx < cols && wy0 + r < rows) valid |= 1u << r;
+    const std::uint32_t* o[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) o[r] = o0 + static_cast<long long>(min(wy0 + r, rows - 1) * a.stride) * pitch;
+    float h[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) h[r] = 0.0f;
+    unsigned alive = valid;
+    std::uint32_t evaluated = 0;
+    for (int k = 0; k < p.count && alive; ++k) {
+        const DevWeak& c = p.weak[k];
+        int row[4], col[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            row[j] = (c.y + j * c.h) * pitch;
+            col[j] = c.x + j * c.w;
+        }
+        const float* t = tables + (static_cast<std::size_t>(k) << 8);
+        std::uint8_t code[R];
+        if (k == 0) {  // every window: all loads in flight at once
+#pragma unroll
+            for (int r = 0; r < R; ++r) code[r] = lbp_code_at(o[r], row, col);
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r) code[r] = alive >> r & 1u ? lbp_code_at(o[r], row, col) : 0;
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            if (!(alive >> r & 1u)) continue;
+            h[r] += __ldg(t + code[r]);
+            ++evaluated;
+            if (h[r] < c.theta) {
+                record(a, id0 + r * step, h[r] - c.theta, false);
+                alive &= ~(1u << r);
+            }
+        }
+    }
+    unsigned pass = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        if (alive >> r & 1u && end_part(a, p, id0 + r * step, h[r])) pass |= 1u << r;
+    append_rows<kThreadsR, R>(a, id0, step, pass, valid);
+    count_weak(a, evaluated);
+}
+
 // Untiled one-thread-per-window parts with in-block cuts (CudaOptions::lbp_part_cuts): a thread
 // per window, as lbp_part_kernel, but at each cut the block's surviving windows are compacted in
 // shared memory (in order, with their running sums and first points), so that the next weak
@@ -524,7 +656,8 @@ class WaldBoostLbpCudaStage final : public CudaStage {
 public:
     WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options, const StageSetting& setting)
         : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from),
-          warp_round_(options.lbp_warp_round), block_from_(options.lbp_block_from) {
+          warp_round_(options.lbp_warp_round), block_from_(options.lbp_block_from),
+          first_rows_(options.lbp_first_rows) {
         std::vector<float> tables;
         tables.reserve(stage.weak.size() * 256);
         for (const LbpWeakClassifier& c : stage.weak) {
@@ -586,6 +719,11 @@ public:
             else launch_tile<kLargePart>(s, f, count, last, stream);
             return;
         }
+        if (first_rows_ > 0 && first == 0 && !s.in_ids) {  // the frame's first launch, untiled
+            if (count <= kSmallPart) launch_rows<kSmallPart>(s, f, count, last, stream);
+            else launch_rows<kLargePart>(s, f, count, last, stream);
+            return;
+        }
         const Cuts& in_block = part_cuts_[static_cast<std::size_t>(part)];
         if (in_block.n > 0 && first < warp_from_ && first < block_from_) {
             if (count <= kSmallPart) launch_cut<kSmallPart>(s, f, in_block, first, count, last, grid_limit, stream);
@@ -645,6 +783,17 @@ private:
                                                                                part_record<Cap>(0, count, last));
         CK_LAUNCH();
     }
+    template <int Cap>
+    void launch_rows(const SurvivorArgs& s, const FrameFeatures& f, int count, int last, cudaStream_t stream) const {
+        const Part<Cap> p = part_record<Cap>(0, count, last);
+        switch (first_rows_) {
+            case 1: lbp_rows_kernel<Cap, 1><<<s.n_tiles, kTileThreads, 0, stream>>>(s, f.gray, tables_.p, p); break;
+            case 2: lbp_rows_kernel<Cap, 2><<<s.n_tiles, kTileThreads / 2, 0, stream>>>(s, f.gray, tables_.p, p); break;
+            case 4: lbp_rows_kernel<Cap, 4><<<s.n_tiles, kTileThreads / 4, 0, stream>>>(s, f.gray, tables_.p, p); break;
+            default: lbp_rows_kernel<Cap, 8><<<s.n_tiles, kTileThreads / 8, 0, stream>>>(s, f.gray, tables_.p, p); break;
+        }
+        CK_LAUNCH();
+    }
     template <int Cap, int Threads>
     void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid, bool warp,
                     cudaStream_t stream) const {
@@ -682,7 +831,7 @@ private:
     }
 
     float final_;
-    int threads_, warp_from_, warp_round_, block_from_;
+    int threads_, warp_from_, warp_round_, block_from_, first_rows_;
     bool tiled_ = false;
     TileShape tile_{};
     std::size_t tile_bytes_ = 0;

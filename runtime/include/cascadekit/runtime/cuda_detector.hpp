@@ -111,6 +111,12 @@ struct CudaOptions {
     // untiled in every benchmark run, at stride 2 tiled (experiments/results/gpu-waldboost.md).
     // 1: at every stride.
     int lbp_tiled_from_stride = 2;
+    // Where the frame's first WaldBoost launch is not tiled, each thread takes this many windows
+    // of one column of a 32 × 8 tile, one above another, sharing their weak classifiers' corner
+    // offsets and loading their corners at once (1, 2, 4 or 8; CudaDetector refuses others).
+    // 0: one thread per window, the window's level and place found by each thread, as every later
+    // part does.
+    int lbp_first_rows = 4;
     // Inside that tiled launch, the block's surviving windows are compacted in shared memory (in
     // window order) after these weak classifiers (at most 6; those at or past the first part's
     // end are ignored). Untiled, they are boundaries like lbp_boundaries.
