@@ -52,6 +52,7 @@ struct Row {
     std::vector<std::pair<double, double>> lbp_tiles;       // latency and batched ms for each of kTileDesigns
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
     std::vector<std::pair<double, double>> lbp_first_rows;   // latency and batched ms for each of kFirstRows
+    std::vector<std::pair<double, double>> lbp_lookups;      // latency and batched ms for each of kThreadLookups
     std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
     std::vector<std::pair<double, double>> lbp_block_froms;  // latency and batched ms for each of kBlockFroms
     std::vector<std::pair<double, double>> gray_staging;     // latency and batched ms, gray staged on the host / converted on the device
@@ -129,6 +130,8 @@ constexpr int kBlockSizes[] = {64, 128, 256, 512};
 constexpr int kWarpRounds[] = {1, 2, 4, 8};
 // CudaOptions::lbp_first_rows: windows a thread in the untiled first launch (the default first; 0: the thread-per-window kernel).
 constexpr int kFirstRows[] = {CudaOptions{}.lbp_first_rows, 0, 1, 2, 8};
+// CudaOptions::lbp_thread_lookups: weak classifiers a thread looks up at once (the default first).
+constexpr int kThreadLookups[] = {CudaOptions{}.lbp_thread_lookups, 3 - CudaOptions{}.lbp_thread_lookups};
 // CudaOptions::lbp_block_from: the first weak classifier of the block-per-window parts (the default first; 1 << 30: never).
 constexpr int kBlockFroms[] = {256, 1 << 30, 128, 512, 1024};
 // CudaOptions::lbp_part_cuts: in-block compaction inside the thread-per-window parts (the default first).
@@ -147,9 +150,10 @@ struct TileDesign {
     std::vector<int> boundaries, cuts;  // cuts: CudaOptions::lbp_tile_cuts (boundaries too where untiled)
     std::vector<int> part_cuts = CudaOptions{}.lbp_part_cuts;
 };
-// The first two are the defaults at stride 1 (untiled: the tile cut at 4 a boundary) and at stride
-// 2 and more (tiled, its first part one table long, so the cut at 4 falls outside it); then the
-// part from 1 to 64 in one launch, with in-block cuts, and tiled first launches that go further.
+// The first is the default (untiled: the tile cut at 4 a boundary), the second the default from
+// stride 2 until the twenty-eighth session (tiled, its first part one table long, so the cut at 4
+// falls outside it); then the part from 1 to 64 in one launch, with in-block cuts, and tiled
+// first launches that go further.
 const std::vector<TileDesign> kTileDesigns = {{false, CudaOptions{}.lbp_boundaries, CudaOptions{}.lbp_tile_cuts},
                                               {true, CudaOptions{}.lbp_boundaries, CudaOptions{}.lbp_tile_cuts},
                                               {false, {1, 64}, {}},
@@ -384,6 +388,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
                             for (int round : kWarpRounds) r.lbp_warp_rounds.push_back(both_with(CudaOptions{.lbp_warp_round = round}));
+                            for (int lookups : kThreadLookups) r.lbp_lookups.push_back(both_with(CudaOptions{.lbp_thread_lookups = lookups}));
                             for (int first_rows : kFirstRows) r.lbp_first_rows.push_back(both_with(CudaOptions{.lbp_first_rows = first_rows}));
                             for (const auto& cuts : kPartCuts) r.lbp_part_cuts.push_back(both_with(CudaOptions{.lbp_part_cuts = cuts}));
                             for (int from : kBlockFroms) r.lbp_block_froms.push_back(both_with(CudaOptions{.lbp_block_from = from}));
@@ -593,6 +598,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "of a column, one above another (CudaOptions::lbp_first_rows; the default first); 0: a thread per "
                            "window, each finding its level and place.",
                            names(kFirstRows), &Row::lbp_first_rows);
+                both_table("### WaldBoost thread-per-window parts: weak classifiers looked up at once, latency / batched ms per frame\n\n"
+                           "2: a thread loads two weak classifiers' corners and table entries before it adds the first "
+                           "(CudaOptions::lbp_thread_lookups; the default first).",
+                           names(kThreadLookups), &Row::lbp_lookups);
                 std::vector<std::string> cut_names;
                 for (const auto& cuts : kPartCuts) cut_names.push_back(cuts.empty() ? std::string("none") : list(cuts));
                 both_table("### WaldBoost in-block cuts in the thread-per-window parts: latency / batched ms per frame\n\n"
@@ -626,7 +635,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "compaction of survivors in that launch (CudaOptions::lbp_tile_cuts; untiled, they are boundaries); "
                            "boundaries: global compaction, as above; in-block cuts: those of the later thread-per-window parts "
                            "(CudaOptions::lbp_part_cuts, default 24, 32, 48). Every design at every stride here "
-                           "(CudaOptions::lbp_tiled_from_stride 1); the default is the first at stride 1, the second from stride 2.",
+                           "(CudaOptions::lbp_tiled_from_stride 1); the default is the first (CudaOptions::lbp_tiled false).",
                            tile_names, &Row::lbp_tiles);
                 // Macenauer's layout: implementation × block size × frame size, per scan setting.
                 std::map<std::pair<double, int>, std::vector<const Row*>> by_scan;

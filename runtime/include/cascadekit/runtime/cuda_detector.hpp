@@ -17,8 +17,9 @@
 //            a stage, small stages one thread per window, large ones one warp per window (lanes
 //            over learners, summed in learner order); waldboost_lbp: a launch per part between
 //            compaction boundaries (CudaOptions::lbp_boundaries), a thread per window in the
-//            early parts (the frame's first part tiled where it fits, CudaOptions::lbp_tiled;
-//            survivors compacted inside blocks at lbp_tile_cuts and lbp_part_cuts), a warp per
+//            early parts (the frame's first part several windows a thread, lbp_first_rows, or
+//            tiled, CudaOptions::lbp_tiled; survivors compacted inside blocks at lbp_tile_cuts and
+//            lbp_part_cuts), a warp per
 //            window from lbp_warp_from, a block per window from lbp_block_from, early rejection
 //            after every weak classifier; a survivor's score accumulates its stage margins;
 //   download per-stage counts and the accepted windows.
@@ -104,11 +105,13 @@ struct CudaOptions {
     // The frame's first WaldBoost launch (the first part of a model's first stage) gives each
     // block a tile of 32 × 8 neighbouring windows and copies their patch of the gray integral image
     // to shared memory, when the patch fits in 48 KiB at the detector's stride (24×24 faces at
-    // strides 1–8: yes; 64×128 people windows at stride 8: no). false: never.
-    bool lbp_tiled = true;
-    // ... and only when the detector's stride is at least this. At stride 1 the shipped face
-    // sequence (Wald's rule: a third of the windows go at its first table) ran 3–4 % faster
-    // untiled in every benchmark run, at stride 2 tiled (experiments/results/gpu-waldboost.md).
+    // strides 1–8: yes; 64×128 people windows at stride 8: no). false (default): never. Since
+    // the untiled first launch takes several windows a thread (lbp_first_rows, twenty-eighth
+    // session) it is the faster at strides 1 and 2 with the shipped face sequence
+    // (experiments/results/gpu-waldboost.md, "Several windows a thread").
+    bool lbp_tiled = false;
+    // ... and only when the detector's stride is at least this (with lbp_tiled). Before the
+    // untiled launch took several windows a thread, the tiled one was the faster from stride 2.
     // 1: at every stride.
     int lbp_tiled_from_stride = 2;
     // Where the frame's first WaldBoost launch is not tiled, each thread takes this many windows
@@ -117,6 +120,12 @@ struct CudaOptions {
     // 0: one thread per window, the window's level and place found by each thread, as every later
     // part does.
     int lbp_first_rows = 4;
+    // The parts that run a thread per window (tiled, untiled, with in-block cuts) look up this
+    // many weak classifiers of a window at once, 1 or 2 (CudaDetector refuses others): with 2,
+    // both weak classifiers' corners and table entries are loaded before the first is added, so
+    // that a window waits on memory half as often, and the second's loads are wasted where the
+    // first rejects.
+    int lbp_thread_lookups = 2;
     // Inside that tiled launch, the block's surviving windows are compacted in shared memory (in
     // window order) after these weak classifiers (at most 6; those at or past the first part's
     // end are ignored). Untiled, they are boundaries like lbp_boundaries.
