@@ -376,14 +376,12 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
             }
         // The untiled first launch (the default) with 1, 2, 4 (default) or 8 windows a thread, or a
         // thread per window (0), at every stride, under each compaction, its part one weak
-        // classifier long or longer (3, or the whole sequence); the thread-per-window parts
-        // looking up one weak classifier at a time or two (default), tiled or not: every window,
+        // classifier long or longer (3, or the whole sequence); and the tiled one: every window,
         // rejected ones included, bit for bit.
         struct FirstLaunch {
             int rows;
             Compaction c;
             std::vector<int> cuts;
-            int lookups = 2;
             bool tiled = false;
         };
         const DetectResult want_all = CpuDetector(m, with_rejected(p)).detect(f.view);
@@ -395,20 +393,15 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
             firsts.push_back({rows, Compaction::CubSelect, {1, 64}});
         }
         firsts.push_back({4, Compaction::BlockAtomics, {}});
-        for (int lookups : {1, 2})
-            for (bool tiled : {false, true}) {
-                firsts.push_back({0, Compaction::BlockAtomics, {5, 64}, lookups, tiled});
-                firsts.push_back({4, Compaction::WarpAtomics, {2, 7, 64}, lookups, tiled});
-            }
+        firsts.push_back({4, Compaction::WarpAtomics, {2, 7, 64}, true});
         for (const FirstLaunch& t : firsts)
             expect_gpu_windows(m, p, f.view,
                                CudaOptions{.compaction = t.c, .lbp_boundaries = t.cuts, .lbp_tiled = t.tiled, .lbp_tiled_from_stride = 1,
-                                           .lbp_first_rows = t.rows, .lbp_thread_lookups = t.lookups},
+                                           .lbp_first_rows = t.rows},
                                want_all,
                                what + ", first launch " + (t.tiled ? std::string("tiled") : std::to_string(t.rows) + " rows a thread") + ", " +
                                    std::string(kCompactionNames.name(t.c)) + ", first part " +
-                                   std::to_string(t.cuts.empty() ? k.weak : std::min(t.cuts[0], k.weak)) + ", " + std::to_string(t.lookups) +
-                                   " look-ups a thread");
+                                   std::to_string(t.cuts.empty() ? k.weak : std::min(t.cuts[0], k.weak)));
         // The warp parts' rounds: up to 1, 2, 4 or 8 look-ups a lane (2 from the 64th is the
         // default, above), a warp per window from the first weak classifier on and from the 64th.
         for (int round : {1, 2, 4, 8})
@@ -742,8 +735,7 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     EXPECT_THROW(CudaDetector(lbp, DetectParams{}, CudaOptions{.prefix_planes = PrefixPlanes::WhereSurvivors}), DetectError);
     // Bad launch shapes are refused by name.
     for (const CudaOptions& bad : {CudaOptions{.lbp_block_threads = 96}, CudaOptions{.lbp_warp_round = 3}, CudaOptions{.lbp_warp_round = 16},
-                                   CudaOptions{.lbp_first_rows = 3}, CudaOptions{.lbp_first_rows = -1},
-                                   CudaOptions{.lbp_thread_lookups = 0}, CudaOptions{.lbp_thread_lookups = 4}}) {
+                                   CudaOptions{.lbp_first_rows = 3}, CudaOptions{.lbp_first_rows = -1}}) {
         try {
             CudaDetector(lbp, DetectParams{}, bad);
             ADD_FAILURE() << "bad CudaOptions accepted";

@@ -52,7 +52,6 @@ struct Row {
     std::vector<std::pair<double, double>> lbp_tiles;       // latency and batched ms for each of kTileDesigns
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
     std::vector<std::pair<double, double>> lbp_first_rows;   // latency and batched ms for each of kFirstRows
-    std::vector<std::pair<double, double>> lbp_lookups;      // latency and batched ms for each of kThreadLookups
     std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
     std::vector<std::pair<double, double>> lbp_block_froms;  // latency and batched ms for each of kBlockFroms
     std::vector<std::pair<double, double>> gray_staging;     // latency and batched ms, gray staged on the host / converted on the device
@@ -130,8 +129,6 @@ constexpr int kBlockSizes[] = {64, 128, 256, 512};
 constexpr int kWarpRounds[] = {1, 2, 4, 8};
 // CudaOptions::lbp_first_rows: windows a thread in the untiled first launch (the default first; 0: the thread-per-window kernel).
 constexpr int kFirstRows[] = {CudaOptions{}.lbp_first_rows, 0, 1, 2, 8};
-// CudaOptions::lbp_thread_lookups: weak classifiers a thread looks up at once (the default first).
-constexpr int kThreadLookups[] = {CudaOptions{}.lbp_thread_lookups, 3 - CudaOptions{}.lbp_thread_lookups};
 // CudaOptions::lbp_block_from: the first weak classifier of the block-per-window parts (the default first; 1 << 30: never).
 constexpr int kBlockFroms[] = {256, 1 << 30, 128, 512, 1024};
 // CudaOptions::lbp_part_cuts: in-block compaction inside the thread-per-window parts (the default first).
@@ -388,7 +385,6 @@ int run_bench_detect(const BenchDetectOptions& o) {
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
                             for (int round : kWarpRounds) r.lbp_warp_rounds.push_back(both_with(CudaOptions{.lbp_warp_round = round}));
-                            for (int lookups : kThreadLookups) r.lbp_lookups.push_back(both_with(CudaOptions{.lbp_thread_lookups = lookups}));
                             for (int first_rows : kFirstRows) r.lbp_first_rows.push_back(both_with(CudaOptions{.lbp_first_rows = first_rows}));
                             for (const auto& cuts : kPartCuts) r.lbp_part_cuts.push_back(both_with(CudaOptions{.lbp_part_cuts = cuts}));
                             for (int from : kBlockFroms) r.lbp_block_froms.push_back(both_with(CudaOptions{.lbp_block_from = from}));
@@ -598,10 +594,6 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "of a column, one above another (CudaOptions::lbp_first_rows; the default first); 0: a thread per "
                            "window, each finding its level and place.",
                            names(kFirstRows), &Row::lbp_first_rows);
-                both_table("### WaldBoost thread-per-window parts: weak classifiers looked up at once, latency / batched ms per frame\n\n"
-                           "2: a thread loads two weak classifiers' corners and table entries before it adds the first "
-                           "(CudaOptions::lbp_thread_lookups; the default first).",
-                           names(kThreadLookups), &Row::lbp_lookups);
                 std::vector<std::string> cut_names;
                 for (const auto& cuts : kPartCuts) cut_names.push_back(cuts.empty() ? std::string("none") : list(cuts));
                 both_table("### WaldBoost in-block cuts in the thread-per-window parts: latency / batched ms per frame\n\n"

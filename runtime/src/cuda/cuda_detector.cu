@@ -73,8 +73,6 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     if (options.lbp_first_rows != 0 && options.lbp_first_rows != 1 && options.lbp_first_rows != 2 && options.lbp_first_rows != 4 &&
         options.lbp_first_rows != 8)
         throw DetectError("CudaOptions::lbp_first_rows must be 0, 1, 2, 4 or 8, not " + std::to_string(options.lbp_first_rows));
-    if (options.lbp_thread_lookups != 1 && options.lbp_thread_lookups != 2)
-        throw DetectError("CudaOptions::lbp_thread_lookups must be 1 or 2, not " + std::to_string(options.lbp_thread_lookups));
     if (options.lbp_warp_round != 1 && options.lbp_warp_round != 2 && options.lbp_warp_round != 4 && options.lbp_warp_round != 8)
         throw DetectError("CudaOptions::lbp_warp_round must be 1, 2, 4 or 8, not " + std::to_string(options.lbp_warp_round));
     if (options.prefix_planes == PrefixPlanes::WhereSurvivors || options.prefix_planes == PrefixPlanes::PerLevel)

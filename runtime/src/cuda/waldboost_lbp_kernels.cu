@@ -38,7 +38,6 @@ struct Part {
     int count;
     int last;   // 1 when the part ends the stage: then the final threshold decides
     float final_threshold;
-    int pairs;  // 1: one thread's weak classifiers two at a time (run_weak)
     DevWeak weak[Cap];
 };
 constexpr int kSmallPart = 64, kLargePart = 2048;
@@ -72,35 +71,13 @@ __device__ __forceinline__ const std::uint32_t* window_points(const std::uint32_
 // Weak classifiers [begin, end) of part p for one window whose integral-image points start at o
 // (row_stride apart), its running sum in h: false (and the window recorded as rejected) at the
 // first weak classifier where h falls below θ_B. The CPU's additions in the CPU's order.
-// With `pairs` (CudaOptions::lbp_thread_lookups 2) two weak classifiers' 32 corners and two
-// table entries are loaded before the first of them is added and compared, so that one window's
-// chain of dependent loads is half as long; the second's loads are wasted where the first rejects.
+// Loading two weak classifiers' corners and table entries before adding the first (so that a
+// window waits on memory half as often) was measured slower: the part from 4 to 64 of the face
+// sequence took 0.27 ms instead of 0.24 (experiments/results/gpu-waldboost.md, "Several windows a thread").
 __device__ __forceinline__ bool run_weak(const SurvivorArgs& a, std::uint32_t id, const std::uint32_t* o, int row_stride,
                                          const float* __restrict__ tables, const DevWeak* weak, int first, int begin, int end,
-                                         float& h, std::uint32_t& evaluated, bool pairs = false) {
-    int k = begin;
-    if (pairs)
-        for (; k + 1 < end; k += 2) {
-            const DevWeak& c0 = weak[k];
-            const DevWeak& c1 = weak[k + 1];
-            const std::uint8_t code0 = lbp_code32(o, row_stride, c0.x, c0.y, c0.w, c0.h);
-            const std::uint8_t code1 = lbp_code32(o, row_stride, c1.x, c1.y, c1.w, c1.h);
-            const float r0 = __ldg(tables + (static_cast<std::size_t>(first + k) << 8) + code0);
-            const float r1 = __ldg(tables + (static_cast<std::size_t>(first + k + 1) << 8) + code1);
-            h += r0;
-            ++evaluated;
-            if (h < c0.theta) {
-                record(a, id, h - c0.theta, false);
-                return false;
-            }
-            h += r1;
-            ++evaluated;
-            if (h < c1.theta) {
-                record(a, id, h - c1.theta, false);
-                return false;
-            }
-        }
-    for (; k < end; ++k) {
+                                         float& h, std::uint32_t& evaluated) {
+    for (int k = begin; k < end; ++k) {
         const DevWeak& c = weak[k];
         const std::uint8_t code = lbp_code32(o, row_stride, c.x, c.y, c.w, c.h);
         h += __ldg(tables + (static_cast<std::size_t>(first + k) << 8) + code);
@@ -148,8 +125,7 @@ __global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const
             int pitch;
             window_origin(a, id, origin, pitch);
             float h = p.first == 0 ? 0.0f : a.stage_sum[id];
-            pass = run_weak(a, id, window_points(gray, origin), pitch, tables, p.weak, p.first, 0, p.count, h, evaluated, p.pairs) &&
-                   end_part(a, p, id, h);
+            pass = run_weak(a, id, window_points(gray, origin), pitch, tables, p.weak, p.first, 0, p.count, h, evaluated) && end_part(a, p, id, h);
         }
         append<Threads>(a, i, loop_n, id, pass);
     }
@@ -251,7 +227,7 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
         const std::uint32_t id = static_cast<std::uint32_t>(L.win0) + static_cast<std::uint32_t>(wy * L.cols + wx);
         if (pass) {
             const std::uint32_t* o = patch + (pos / kTileW) * a.stride * t.patch_w + (pos & (kTileW - 1)) * a.stride;
-            pass = run_weak(a, id, o, t.patch_w, tables, p.weak, 0, begin, end, h, evaluated, p.pairs);
+            pass = run_weak(a, id, o, t.patch_w, tables, p.weak, 0, begin, end, h, evaluated);
             if (!pass && a.flags) a.flags[id] = 0;
         }
         if (cut == t.cuts.n) {  // the part's end: record or keep the sum, then append
@@ -453,7 +429,7 @@ __global__ void __launch_bounds__(kTileThreads) lbp_cut_kernel(SurvivorArgs a, c
                 }
                 __syncthreads();  // every entry read before the compaction below rewrites them
             }
-            if (pass) pass = run_weak(a, id, gray + origin, pitch, tables, p.weak, p.first, begin, end, h, evaluated, p.pairs);
+            if (pass) pass = run_weak(a, id, gray + origin, pitch, tables, p.weak, p.first, begin, end, h, evaluated);
             if (cut == t.n) {
                 if (pass) pass = end_part(a, p, id, h);
                 break;
@@ -684,7 +660,7 @@ public:
     WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options, const StageSetting& setting)
         : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from),
           warp_round_(options.lbp_warp_round), block_from_(options.lbp_block_from),
-          first_rows_(options.lbp_first_rows), thread_lookups_(options.lbp_thread_lookups) {
+          first_rows_(options.lbp_first_rows) {
         std::vector<float> tables;
         tables.reserve(stage.weak.size() * 256);
         for (const LbpWeakClassifier& c : stage.weak) {
@@ -793,7 +769,6 @@ private:
         p.count = count;
         p.last = last;
         p.final_threshold = final_;
-        p.pairs = thread_lookups_ == 2 ? 1 : 0;
         std::copy(weak_.begin() + first, weak_.begin() + first + count, p.weak);
         return p;
     }
@@ -859,7 +834,7 @@ private:
     }
 
     float final_;
-    int threads_, warp_from_, warp_round_, block_from_, first_rows_, thread_lookups_;
+    int threads_, warp_from_, warp_round_, block_from_, first_rows_;
     bool tiled_ = false;
     TileShape tile_{};
     std::size_t tile_bytes_ = 0;

@@ -120,12 +120,6 @@ struct CudaOptions {
     // 0: one thread per window, the window's level and place found by each thread, as every later
     // part does.
     int lbp_first_rows = 4;
-    // The parts that run a thread per window (tiled, untiled, with in-block cuts) look up this
-    // many weak classifiers of a window at once, 1 or 2 (CudaDetector refuses others): with 2,
-    // both weak classifiers' corners and table entries are loaded before the first is added, so
-    // that a window waits on memory half as often, and the second's loads are wasted where the
-    // first rejects.
-    int lbp_thread_lookups = 2;
     // Inside that tiled launch, the block's surviving windows are compacted in shared memory (in
     // window order) after these weak classifiers (at most 6; those at or past the first part's
     // end are ignored). Untiled, they are boundaries like lbp_boundaries.
