@@ -4,9 +4,10 @@
 // so decisions and scores are bit-identical). The sequence runs in parts: every window through the
 // first weak classifiers, then the survivors, compacted at boundaries (CudaOptions::lbp_boundaries;
 // Macenauer used 1, 8, 64, 256, 512), so that few threads idle while their warp's last window is
-// still being evaluated. The frame's first part runs tiled where it can (lbp_tile_kernel: a block's
-// windows read their integral-image patch from shared memory, and are compacted inside the block
-// at CudaOptions::lbp_tile_cuts). Parts from CudaOptions::lbp_warp_from on run a warp per
+// still being evaluated. The frame's first part gives each thread several windows of a column
+// (lbp_rows_kernel, CudaOptions::lbp_first_rows), or with CudaOptions::lbp_tiled runs tiled
+// (lbp_tile_kernel: a block's windows read their integral-image patch from shared memory, and are
+// compacted inside the block at CudaOptions::lbp_tile_cuts). Parts from CudaOptions::lbp_warp_from on run a warp per
 // window: the few windows that get that far each take hundreds of weak classifiers, which one
 // thread would look up one after another (1.2 ms for 1536 weak classifiers at 1920×1080).
 #include <algorithm>
