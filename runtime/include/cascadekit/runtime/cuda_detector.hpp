@@ -118,7 +118,9 @@ struct CudaOptions {
     // of one column of a 32 × 8 tile, one above another, sharing their weak classifiers' corner
     // offsets and loading their corners at once (1, 2, 4 or 8; CudaDetector refuses others).
     // 0: one thread per window, the window's level and place found by each thread, as every later
-    // part does.
+    // part does. With the shipped face sequence at 1920×1080, stride 1 (H100, batched ms per
+    // frame): 0: 0.71, 1: 0.69, 2: 0.64, 4: 0.60, 8: 0.60 (experiments/results/gpu-waldboost.md,
+    // "Several windows a thread in the first launch").
     int lbp_first_rows = 4;
     // Inside that tiled launch, the block's surviving windows are compacted in shared memory (in
     // window order) after these weak classifiers (at most 6; those at or past the first part's
