@@ -309,10 +309,15 @@ TEST(GpuFeatures, GrayIntegralImagesEqualTheCpusOnEveryLevel) {
         p.min_scale = k.min_scale;
         p.stride = 2;
         const CascadeModel m = random_lbp_model(5, 3, 24, 24, src, 4);
-        // The frame staged in gray on the host (CudaOptions::host_gray, default) or converted by a kernel.
-        for (const bool host_gray : {true, false}) {
-            SCOPED_TRACE(host_gray ? "gray staged on the host" : "gray converted on the device");
-            CudaDetector gpu(m, p, CudaOptions{.host_gray = host_gray, .poison = true});
+        // The frame staged in gray on the host (CudaOptions::host_gray, default) or converted by a
+        // kernel; integral images in uint32 points or modulo 2^16 (gray_integral_16, the default
+        // for a 24×24 window's cells): then equal to the CPU's modulo 2^16.
+        for (const bool host_gray : {true, false})
+        for (const bool narrow : {true, false}) {
+            SCOPED_TRACE(std::string(host_gray ? "gray staged on the host" : "gray converted on the device") +
+                         (narrow ? ", 16-bit points" : ", 32-bit points"));
+            CudaDetector gpu(m, p, CudaOptions{.host_gray = host_gray, .gray_integral_16 = narrow, .poison = true});
+            EXPECT_EQ(gpu.gray_integral_16(), narrow);
             gpu.detect(f.view);
             const GrayImage gray = to_gray(f.view);
             EXPECT_EQ(gpu.last_gray(), gray.pixels);
@@ -325,7 +330,10 @@ TEST(GpuFeatures, GrayIntegralImagesEqualTheCpusOnEveryLevel) {
                 const std::vector<std::uint32_t> g = gpu.level_integral_image(static_cast<int>(li), w, h);
                 ASSERT_EQ(std::pair(w, h), std::pair(levels[li].first.width, levels[li].first.height));
                 ASSERT_EQ(g.size(), ii.row_stride() * (static_cast<std::size_t>(h) + 1));
-                EXPECT_EQ(differences(g, ii.data()), 0u) << "level " << li;
+                std::vector<std::uint32_t> want(ii.data(), ii.data() + g.size());
+                if (narrow)
+                    for (std::uint32_t& v : want) v &= 0xffffu;
+                EXPECT_EQ(differences(g, want.data()), 0u) << "level " << li;
             }
         }
     }
@@ -357,6 +365,9 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
                                  std::to_string(k.wh) + " window, stride " + std::to_string(k.stride);
         const Frame f = colour_frame(img, 3, 5);
         compare_backends(m, p, f.view, what + " synthetic");
+        // The same from uint32 gray integral images (by default modulo 2^16 where every cell has
+        // at most 128 pixels: here every window but 64×128), untiled and tiled (below).
+        compare_backends(m, p, f.view, what + " synthetic, 32-bit gray integrals", CudaOptions{.gray_integral_16 = false});
         for (const fs::path& photo : pennfudan_images(1)) {
             const auto [view, keep] = load_photo(photo);
             compare_backends(model_for(to_gray(view)), p, view, what + " " + photo.filename().string());
@@ -385,6 +396,8 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
             bool tiled = false;
         };
         const DetectResult want_all = CpuDetector(m, with_rejected(p)).detect(f.view);
+        expect_gpu_windows(m, p, f.view, CudaOptions{.lbp_tiled = true, .lbp_tiled_from_stride = 1, .gray_integral_16 = false}, want_all,
+                           what + ", first launch tiled, 32-bit gray integrals");
         std::vector<FirstLaunch> firsts;
         for (int rows : {0, 1, 2, 4, 8})
             for (const std::vector<int>& cuts : {std::vector<int>{1, 64}, std::vector<int>{3}}) firsts.push_back({rows, Compaction::BlockAtomics, cuts});
@@ -444,6 +457,51 @@ TEST(GpuDetector, RandomWaldBoostModelsMatchTheCpuWindowByWindow) {
         }
         ++run;
     }
+}
+
+// Gray integral images modulo 2^16 (CudaOptions::gray_integral_16) at their limit: cells of up to
+// 128 pixels (8×16, 16×8, 11×11, …) over a frame of 0 and 255 blocks, where a full cell's sum
+// (32,640) against an empty centre is the largest difference the 16-bit codes must still sign
+// right. Every window's decision and score equals the CPU's; a model with one cell of 129 pixels
+// or more keeps uint32 points.
+TEST(GpuDetector, SixteenBitGrayIntegralsGiveTheCpusCodesAtTheirLimit) {
+    REQUIRE_GPU();
+    GrayImage img = random_image(331, 263, 17u);
+    std::mt19937 rng(5);
+    for (int by = 0; by < img.height; by += 8)
+        for (int bx = 0; bx < img.width; bx += 8) {
+            const std::uint8_t v = rng() % 2 ? 255 : 0;  // 8×8 blocks of 0 or 255, one in 7 left random
+            if (rng() % 7 == 0) continue;
+            for (int y = by; y < std::min(by + 8, img.height); ++y)
+                for (int x = bx; x < std::min(bx + 8, img.width); ++x) img.pixels[static_cast<std::size_t>(y) * img.width + x] = v;
+        }
+    const Frame f = colour_frame(img, 3, 7);
+    DetectParams p;
+    p.stride = 1;
+    p.scale_step = 1.25;
+    CascadeModel m = random_lbp_model(31, 200, 48, 48, img, 1, 128);
+    // Cells of exactly 128 pixels, in both orientations, among the first weak classifiers.
+    auto& weak = m.stages.front().as<WaldBoostLbpStage>().weak;
+    weak[0].cell = {3, 0, 8, 16};
+    weak[1].cell = {0, 0, 16, 8};
+    weak[3].cell = {24, 24, 8, 8};
+    int biggest = 0;
+    for (const LbpWeakClassifier& c : weak) biggest = std::max(biggest, c.cell.w * c.cell.h);
+    EXPECT_EQ(biggest, 128);
+    ASSERT_TRUE(CudaDetector(m, p).gray_integral_16());
+    const DetectResult want_all = CpuDetector(m, with_rejected(p)).detect(f.view);
+    for (const int rows : {0, 4})
+        expect_gpu_windows(m, p, f.view, CudaOptions{.lbp_first_rows = rows}, want_all,
+                           "cells up to 128 pixels, 16-bit gray integrals, " + std::to_string(rows) + " rows a thread");
+    expect_gpu_windows(m, p, f.view, CudaOptions{.lbp_tiled = true, .lbp_tiled_from_stride = 1}, want_all,
+                       "cells up to 128 pixels, 16-bit gray integrals, tiled");
+    expect_gpu_windows(m, p, f.view, CudaOptions{.lbp_warp_from = 0}, want_all, "cells up to 128 pixels, 16-bit, a warp per window");
+    expect_gpu_windows(m, p, f.view, CudaOptions{.lbp_block_from = 0}, want_all, "cells up to 128 pixels, 16-bit, a block per window");
+    // One cell of 130 pixels: uint32 points, and still the CPU's.
+    weak[7].cell = {1, 2, 13, 10};
+    ASSERT_FALSE(CudaDetector(m, p).gray_integral_16());
+    expect_gpu_windows(m, p, f.view, CudaOptions{}, CpuDetector(m, with_rejected(p)).detect(f.view),
+                       "a cell of 130 pixels, 32-bit gray integrals");
 }
 
 // The block-per-window parts (CudaOptions::lbp_block_from; by default from weak classifier 256,

@@ -35,7 +35,8 @@ inline void calibrate_thresholds(CascadeModel& m, const GrayImage& img, const Co
 // calibrated on level 0 of img so that windows leave all along the sequence, as in a trained
 // detector: about 50 % at the first weak classifier, 30 % at each of the next 7, 5 % at each up
 // to 64 and 0.2 % after that; the final threshold passes half of what is left.
-inline CascadeModel random_lbp_model(unsigned seed, int n, int ww, int wh, const GrayImage& img, int stride) {
+// max_cell_pixels > 0: every cell has at most that many pixels (its height drawn again until it fits).
+inline CascadeModel random_lbp_model(unsigned seed, int n, int ww, int wh, const GrayImage& img, int stride, int max_cell_pixels = 0) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> n01(0.0f, 1.0f);
     CascadeModel m;
@@ -46,6 +47,8 @@ inline CascadeModel random_lbp_model(unsigned seed, int n, int ww, int wh, const
         LbpWeakClassifier c;
         c.cell.w = std::uniform_int_distribution<int>(1, ww / 3)(rng);
         c.cell.h = std::uniform_int_distribution<int>(1, wh / 3)(rng);
+        while (max_cell_pixels > 0 && c.cell.w * c.cell.h > max_cell_pixels)
+            c.cell.h = std::uniform_int_distribution<int>(1, std::max(1, std::min(wh / 3, max_cell_pixels / c.cell.w)))(rng);
         c.cell.x = std::uniform_int_distribution<int>(0, ww - 3 * c.cell.w)(rng);
         c.cell.y = std::uniform_int_distribution<int>(0, wh - 3 * c.cell.h)(rng);
         for (auto& r : c.responses) r = 0.5f * n01(rng);

@@ -55,6 +55,7 @@ struct Row {
     std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
     std::vector<std::pair<double, double>> lbp_block_froms;  // latency and batched ms for each of kBlockFroms
     std::vector<std::pair<double, double>> gray_staging;     // latency and batched ms, gray staged on the host / converted on the device
+    std::vector<std::pair<double, double>> gray_points;      // latency and batched ms, gray integral images in 16 / 32-bit points
     double gpu_batched_every_level = NAN;       // LBP prefix: every level's integral histograms
     double gpu_batched_survivor_blocks = NAN;   // LBP prefix: survivor blocks from gradient planes
     std::string gpu_prefix_default;             // LBP prefix: the one CudaOptions' default takes
@@ -389,6 +390,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             for (const auto& cuts : kPartCuts) r.lbp_part_cuts.push_back(both_with(CudaOptions{.lbp_part_cuts = cuts}));
                             for (int from : kBlockFroms) r.lbp_block_froms.push_back(both_with(CudaOptions{.lbp_block_from = from}));
                             for (bool host : {true, false}) r.gray_staging.push_back(both_with(CudaOptions{.host_gray = host}));
+                            for (bool narrow : {true, false}) r.gray_points.push_back(both_with(CudaOptions{.gray_integral_16 = narrow}));
                         }
                         std::vector<CudaStepTimes> prof;
                         for (int k = 0; k < std::max(3, o.repeats / 2); ++k) prof.push_back(cuda.profile(view));
@@ -611,6 +613,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "staging buffer, and only the gray bytes are uploaded. Device: the RGB bytes are staged and uploaded, and a "
                            "kernel converts them. Models that read colour always take the second way.",
                            {"host", "device"}, &Row::gray_staging);
+                both_table("### Gray integral images: 16-bit or 32-bit points, latency / batched ms per frame\n\n"
+                           "16-bit (default, CudaOptions::gray_integral_16): the images modulo 2^16, for models whose LBP cells all "
+                           "have at most 128 pixels (the same codes, scores and decisions); other models take 32-bit points either way.",
+                           {"16-bit", "32-bit"}, &Row::gray_points);
                 std::vector<std::string> tile_names;
                 for (const TileDesign& d : kTileDesigns) {
                     std::vector<int> b = d.boundaries;  // untiled, the tile cuts are boundaries too

@@ -96,9 +96,19 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         CK(cudaMemcpy(engine.gamma.p, gamma_table(model_.hog.gamma), 256, cudaMemcpyHostToDevice));
     }
     engine.split_votes = model_.hog.votes == OrientationVotes::Split;
+    // Gray integral images modulo 2^16 where every stage that reads them stays exact with them.
+    engine.gray16 = options.gray_integral_16;
+    bool reads_gray = false;
     for (const Stage& stage : model_.stages) {
         const cuda::CudaStageKind* kind = cuda::find_cuda_stage_kind(stage.kind());
-        const cuda::StageSetting setting{static_cast<int>(engine.stages.size()), params_.stride};
+        if (!kind->needs.gray_integral) continue;
+        reads_gray = true;
+        engine.gray16 = engine.gray16 && kind->exact_from_gray16 && kind->exact_from_gray16(stage);
+    }
+    engine.gray16 = engine.gray16 && reads_gray;
+    for (const Stage& stage : model_.stages) {
+        const cuda::CudaStageKind* kind = cuda::find_cuda_stage_kind(stage.kind());
+        const cuda::StageSetting setting{static_cast<int>(engine.stages.size()), params_.stride, engine.gray16};
         engine.stages.push_back(kind->make(stage, model_, options, setting));
         engine.stage_needs.push_back(kind->needs);
         engine.needs |= kind->needs;
@@ -250,6 +260,8 @@ std::vector<std::uint32_t> CudaDetector::level_integral_histogram(int level, int
     return out;
 }
 
+bool CudaDetector::gray_integral_16() const { return impl_->engine.gray16; }
+
 std::vector<std::uint32_t> CudaDetector::level_integral_image(int level, int& width, int& height) const {
     cuda::DeviceGuard device(impl_->engine.options.device);
     const cuda::Slot& s = *impl_->slots.at(static_cast<std::size_t>(impl_->last_slot));
@@ -259,7 +271,13 @@ std::vector<std::uint32_t> CudaDetector::level_integral_image(int level, int& wi
     width = L.width;
     height = L.height;
     std::vector<std::uint32_t> out(static_cast<std::size_t>(L.pitch) * (L.height + 1));
-    CK(cudaMemcpy(out.data(), s.d_I.p + L.ih, out.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+    if (impl_->engine.gray16) {
+        std::vector<std::uint16_t> narrow(out.size());
+        CK(cudaMemcpy(narrow.data(), s.d_I16.p + L.ih, narrow.size() * sizeof(std::uint16_t), cudaMemcpyDeviceToHost));
+        std::copy(narrow.begin(), narrow.end(), out.begin());
+    } else {
+        CK(cudaMemcpy(out.data(), s.d_I.p + L.ih, out.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+    }
     return out;
 }
 

@@ -141,15 +141,24 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     }
     }
     if (engine.needs.gray_integral) {
-        s.d_I.reserve(s.n_points);
+        // uint32 points, or uint16 (Engine::gray16): the same element offsets, half the bytes.
+        const std::size_t point_bytes = engine.gray16 ? sizeof(std::uint16_t) : sizeof(std::uint32_t);
+        std::uint8_t* I = nullptr;
+        if (engine.gray16) {
+            s.d_I16.reserve(s.n_points);
+            I = reinterpret_cast<std::uint8_t*>(s.d_I16.p);
+        } else {
+            s.d_I.reserve(s.n_points);
+            I = reinterpret_cast<std::uint8_t*>(s.d_I.p);
+        }
         s.d_stage_sum.reserve(s.n_windows);
         if (options.poison) {
-            CK(cudaMemsetAsync(s.d_I.p, 0xFF, s.n_points * sizeof(std::uint32_t), st));
+            CK(cudaMemsetAsync(I, 0xFF, s.n_points * point_bytes, st));
             CK(cudaMemsetAsync(s.d_stage_sum.p, 0xFF, s.n_windows * sizeof(float), st));
         }
         // Row 0 of every level stays zero; the row pass writes every other point, every frame.
         for (const DevLevel& L : s.levels)
-            CK(cudaMemsetAsync(s.d_I.p + L.ih, 0, static_cast<std::size_t>(L.pitch) * sizeof(std::uint32_t), st));
+            CK(cudaMemsetAsync(I + static_cast<std::size_t>(L.ih) * point_bytes, 0, static_cast<std::size_t>(L.pitch) * point_bytes, st));
     }
     s.d_weak.reserve(1);
     s.h_weak.reserve(1);
@@ -257,12 +266,18 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
                 features.hog = {s.d_A.p, s.d_B.p, s.d_C.p, std::countr_zero(static_cast<unsigned>(engine.hog_grid))};
             }
         }
-        if (engine.stage_needs[stage].gray_integral && !features.gray) {
+        if (engine.stage_needs[stage].gray_integral && !features.gray && !features.gray16) {
             if (ev) ev->gray_integral_begin = record_event(ev, st);
-            launch_gray_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.d_I.p, st);
-            launch_gray_column_pass(s.d_levels.p, n_levels, s.total_strips, s.d_I.p, st);
+            if (engine.gray16) {
+                launch_gray_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.d_I16.p, st);
+                launch_gray_column_pass(s.d_levels.p, n_levels, s.total_strips, s.d_I16.p, st);
+                features.gray16 = s.d_I16.p;
+            } else {
+                launch_gray_row_pass(s.d_gray.p, s.d_levels.p, n_levels, s.d_xtab.p, s.d_ytab.p, s.total_rows, s.d_I.p, st);
+                launch_gray_column_pass(s.d_levels.p, n_levels, s.total_strips, s.d_I.p, st);
+                features.gray = s.d_I.p;
+            }
             if (ev) ev->gray_integral_end = record_event(ev, st);
-            features.gray = s.d_I.p;
         }
         if (ev) ev->launch_begin.push_back(ev->n - 1);  // the event before the launch
         SurvivorArgs a{};

@@ -41,6 +41,9 @@ struct Engine {
     bool split_votes = false;  // HogParams::votes is OrientationVotes::Split
     bool colour = false;       // HoG gradients from the colour planes (HogParams::channels, and HoG stages)
     bool host_gray = false;    // CudaOptions::host_gray and not colour: frames are staged in gray (stage_input)
+    // CudaOptions::gray_integral_16 and every LBP cell of the model small enough: the gray
+    // integral images are kept modulo 2^16 (Slot::d_I16, FrameFeatures::gray16).
+    bool gray16 = false;
     // CudaOptions::hog_tail_from: launches [tail_launch, end) run as the one launch of `tail`.
     std::unique_ptr<CudaTail> tail;
     std::size_t tail_launch = 0;
@@ -83,7 +86,8 @@ struct Slot {
     DeviceBuffer<AxisEntry> d_xtab, d_ytab;
     DeviceBuffer<uint4> d_A, d_B;
     DeviceBuffer<std::uint32_t> d_C;
-    DeviceBuffer<std::uint32_t> d_I;  // gray integral images (LBP)
+    DeviceBuffer<std::uint32_t> d_I;    // gray integral images (LBP)
+    DeviceBuffer<std::uint16_t> d_I16;  // ... modulo 2^16, instead (Engine::gray16)
     DeviceBuffer<std::uint32_t> d_G;  // gradient planes (HoG blocks after an LBP prefix)
     std::size_t n_level_pixels = 0;
     DeviceBuffer<float> d_stage_sum;

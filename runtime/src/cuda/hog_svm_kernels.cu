@@ -459,7 +459,8 @@ CudaStageKind hog_svm_cuda_kind() {
     return {HogSvmStage::kKind, needs,
             [](const Stage& s, const CascadeModel& m, const CudaOptions& o, const StageSetting&) -> std::unique_ptr<CudaStage> {
                 return std::make_unique<HogSvmCudaStage>(s.as<HogSvmStage>(), m.hog, o);
-            }};
+            },
+            {}};  // reads no gray integral images
 }
 
 }  // namespace cascadekit::cuda

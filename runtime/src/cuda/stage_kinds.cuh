@@ -21,6 +21,7 @@ namespace cascadekit::cuda {
 struct FrameFeatures {
     HogPlanes hog{};
     const std::uint32_t* gray = nullptr;  // gray integral images (integral_image_kernels.cuh), level L at L.ih
+    const std::uint16_t* gray16 = nullptr;  // or those images modulo 2^16 (Engine::gray16)
     // Instead of hog: gradient planes (a gradient_entry() per pixel, as features' GradientPlane),
     // level L at L.px; hog_svm stages then sum each window's blocks from them.
     const std::uint32_t* gradients = nullptr;
@@ -61,6 +62,7 @@ public:
 struct StageSetting {
     int index = 0;   // the stage's place in the model (0: the frame's first launch is its)
     int stride = 1;  // DetectParams::stride
+    bool gray16 = false;  // Engine::gray16: the gray integral images come as FrameFeatures::gray16
 };
 
 struct CudaStageKind {
@@ -70,6 +72,9 @@ struct CudaStageKind {
     std::function<std::unique_ptr<CudaStage>(const Stage& stage, const CascadeModel& model, const CudaOptions& options,
                                              const StageSetting& setting)>
         make;
+    // Kinds that read gray integral images: whether the stage's features are exact from those
+    // images modulo 2^16 (Engine::gray16). Unset for kinds that read none.
+    std::function<bool(const Stage& stage)> exact_from_gray16;
 };
 
 // nullptr when the CUDA backend has no kernels for that kind.

@@ -44,17 +44,43 @@ struct Part {
 constexpr int kSmallPart = 64, kLargePart = 2048;
 static_assert(sizeof(Part<kLargePart>) + sizeof(SurvivorArgs) + 64 < 32764, "kernel parameters over the limit");
 
+// The LBP code of a cell grid from its 16 corner points, read from integral images of points P:
+// std::uint32_t, the CPU's images, or std::uint16_t, those images modulo 2^16
+// (CudaOptions::gray_integral_16, only for cells of at most 128 pixels: kGray16CellPixels). Then
+// the uint32 arithmetic gives each cell's sum modulo 2^16; a cell's sum is at most 128 × 255 <
+// 2^15, so a neighbour's sum minus the centre's lies in (−2^15, 2^15) and bit 15 of that
+// difference modulo 2^16 is its sign: the bit the CPU sets (neighbour ≥ centre) is that bit's
+// complement. The same code as lbp_code_of_corners on the exact points.
+constexpr int kGray16CellPixels = 128;
+static_assert(kGray16CellPixels * 255 < 1 << 15, "a cell's sum must stay below 2^15");
+template <class P>
+__device__ __forceinline__ std::uint8_t code_of_points(const std::uint32_t (&p)[4][4]) {
+    if constexpr (sizeof(P) == sizeof(std::uint32_t)) {
+        return lbp_code_of_corners(p);
+    } else {
+        static_assert(sizeof(P) == sizeof(std::uint16_t));
+        auto sum = [&](int i, int j) { return p[j + 1][i + 1] - p[j][i + 1] - p[j + 1][i] + p[j][i]; };
+        const std::uint32_t c = sum(1, 1);
+        // Bit `bit` set where the cell's sum is below the centre's (clockwise from the top-left
+        // cell, which gets bit 7, as lbp_code_of_corners).
+        auto below = [&](int i, int j, int bit) { return (sum(i, j) - c) >> (15 - bit) & 1u << bit; };
+        return static_cast<std::uint8_t>(~(below(0, 0, 7) | below(1, 0, 6) | below(2, 0, 5) | below(2, 1, 4) | below(2, 2, 3) |
+                                           below(1, 2, 2) | below(0, 2, 1) | below(0, 1, 0)));
+    }
+}
+
 // lbp_code with 32-bit offsets from the window's first point (a window's cells span a few hundred
 // rows at most): one integer add per corner instead of 64-bit pointer arithmetic, which Nsight
 // Compute showed as a third of a weak classifier's instructions. The same corners, so the same code.
-__device__ __forceinline__ std::uint8_t lbp_code32(const std::uint32_t* o, int row_stride, int cx, int cy, int cw, int ch) {
+template <class P>
+__device__ __forceinline__ std::uint8_t lbp_code32(const P* o, int row_stride, int cx, int cy, int cw, int ch) {
     const int base = cy * row_stride + cx, rows = ch * row_stride;
     std::uint32_t p[4][4];
 #pragma unroll
     for (int j = 0; j < 4; ++j)
 #pragma unroll
         for (int i = 0; i < 4; ++i) p[j][i] = o[base + j * rows + i * cw];
-    return lbp_code_of_corners(p);
+    return code_of_points<P>(p);
 }
 
 // A window's first integral-image point in global memory, as a pointer the compiler keeps: left
@@ -63,8 +89,9 @@ __device__ __forceinline__ std::uint8_t lbp_code32(const std::uint32_t* o, int r
 // Used by lbp_part_kernel, the frame's first launches at stride 1: 5–6 % faster there on the H100.
 // lbp_cut_kernel got 8 % slower with it, the warp parts no faster (experiments/results/gpu-waldboost.md);
 // nor is it for the tiled kernel's shared-memory patch, whose loads must stay shared-memory loads.
-__device__ __forceinline__ const std::uint32_t* window_points(const std::uint32_t* gray, long long origin) {
-    const std::uint32_t* o = gray + origin;
+template <class P>
+__device__ __forceinline__ const P* window_points(const P* gray, long long origin) {
+    const P* o = gray + origin;
     asm("" : "+l"(o));
     return o;
 }
@@ -75,7 +102,8 @@ __device__ __forceinline__ const std::uint32_t* window_points(const std::uint32_
 // Loading two weak classifiers' corners and table entries before adding the first (so that a
 // window waits on memory half as often) was measured slower: the part from 4 to 64 of the face
 // sequence took 0.27 ms instead of 0.24 (experiments/results/gpu-waldboost.md, "Several windows a thread").
-__device__ __forceinline__ bool run_weak(const SurvivorArgs& a, std::uint32_t id, const std::uint32_t* o, int row_stride,
+template <class P>
+__device__ __forceinline__ bool run_weak(const SurvivorArgs& a, std::uint32_t id, const P* o, int row_stride,
                                          const float* __restrict__ tables, const DevWeak* weak, int first, int begin, int end,
                                          float& h, std::uint32_t& evaluated) {
     for (int k = begin; k < end; ++k) {
@@ -109,8 +137,8 @@ __device__ __forceinline__ bool end_part(const SurvivorArgs& a, const P& p, std:
 // time: CudaOptions::lbp_block_threads);
 // appends the windows that survive the part (survivors.cuh) and counts the weak classifiers it
 // evaluates.
-template <int Cap, int Threads>
-__global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+template <int Cap, int Threads, class P>
+__global__ void __launch_bounds__(Threads) lbp_part_kernel(SurvivorArgs a, const P* __restrict__ gray,
                                                              const float* __restrict__ tables, const __grid_constant__ Part<Cap> p) {
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
@@ -181,11 +209,12 @@ struct TileShape {
     Cuts cuts;
 };
 
-template <int Cap>
-__global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+template <int Cap, class P>
+__global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, const P* __restrict__ gray,
                                                                 const float* __restrict__ tables, TileShape t,
                                                                 const __grid_constant__ Part<Cap> p) {
-    extern __shared__ std::uint32_t patch[];
+    extern __shared__ __align__(16) unsigned char patch_bytes[];
+    P* const patch = reinterpret_cast<P*>(patch_bytes);
     __shared__ std::uint16_t list[kTileThreads];  // the surviving windows' tile positions, in order
     __shared__ float sums[kTileThreads];           // and their running sums
     __shared__ int warp_n[kTileThreads / 32];
@@ -200,7 +229,7 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
     // by a window of the level (its cells lie inside it) and are left as they are.
     const int rows = min(t.patch_h, L.height + 1 - y0), cols = min(t.patch_w, L.width + 1 - x0);
     for (int r = warp; r < rows; r += kTileThreads / 32) {
-        const std::uint32_t* src = gray + L.ih + static_cast<long long>(y0 + r) * L.pitch + x0;
+        const P* src = gray + L.ih + static_cast<long long>(y0 + r) * L.pitch + x0;
         for (int c = lane; c < cols; c += 32) patch[r * t.patch_w + c] = __ldg(src + c);
     }
     __syncthreads();
@@ -227,7 +256,7 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
         const int wx = tx * kTileW + (pos & (kTileW - 1)), wy = ty * kTileH + pos / kTileW;
         const std::uint32_t id = static_cast<std::uint32_t>(L.win0) + static_cast<std::uint32_t>(wy * L.cols + wx);
         if (pass) {
-            const std::uint32_t* o = patch + (pos / kTileW) * a.stride * t.patch_w + (pos & (kTileW - 1)) * a.stride;
+            const P* o = patch + (pos / kTileW) * a.stride * t.patch_w + (pos & (kTileW - 1)) * a.stride;
             pass = run_weak(a, id, o, t.patch_w, tables, p.weak, 0, begin, end, h, evaluated);
             if (!pass && a.flags) a.flags[id] = 0;
         }
@@ -312,17 +341,18 @@ __device__ __forceinline__ void append_rows(const SurvivorArgs& a, std::uint32_t
 }
 
 // The 16 corners of a weak classifier's cells for the window whose first point is o.
-__device__ __forceinline__ std::uint8_t lbp_code_at(const std::uint32_t* __restrict__ o, const int (&row)[4], const int (&col)[4]) {
+template <class P>
+__device__ __forceinline__ std::uint8_t lbp_code_at(const P* __restrict__ o, const int (&row)[4], const int (&col)[4]) {
     std::uint32_t p[4][4];
 #pragma unroll
     for (int j = 0; j < 4; ++j)
 #pragma unroll
         for (int i = 0; i < 4; ++i) p[j][i] = __ldg(o + row[j] + col[i]);
-    return lbp_code_of_corners(p);
+    return code_of_points<P>(p);
 }
 
-template <int Cap, int R>
-__global__ void __launch_bounds__(kTileThreads / R) lbp_rows_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+template <int Cap, int R, class P>
+__global__ void __launch_bounds__(kTileThreads / R) lbp_rows_kernel(SurvivorArgs a, const P* __restrict__ gray,
                                                                     const float* __restrict__ tables,
                                                                     const __grid_constant__ Part<Cap> p) {
     constexpr int kThreadsR = kTileThreads / R;
@@ -336,14 +366,14 @@ __global__ void __launch_bounds__(kTileThreads / R) lbp_rows_kernel(SurvivorArgs
     const int wx = tx * kTileW + lane, wy0 = ty * kTileH + static_cast<int>(threadIdx.x >> 5) * R;
     // Windows past the level's edge read its last column or row (valid points) and are not used.
     const int rx = min(wx, cols - 1);
-    const std::uint32_t* o0 = gray + L.ih + static_cast<long long>(rx) * a.stride;
+    const P* o0 = gray + L.ih + static_cast<long long>(rx) * a.stride;
     const std::uint32_t id0 = static_cast<std::uint32_t>(L.win0) + static_cast<std::uint32_t>(wy0 * cols + wx);
     const std::uint32_t step = static_cast<std::uint32_t>(cols);
     unsigned valid = 0;
 #pragma unroll
     for (int r = 0; r < R; ++r)
         if (wx < cols && wy0 + r < rows) valid |= 1u << r;
-    const std::uint32_t* o[R];
+    const P* o[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) o[r] = o0 + static_cast<long long>(min(wy0 + r, rows - 1) * a.stride) * pitch;
     float h[R];
@@ -394,8 +424,8 @@ __global__ void __launch_bounds__(kTileThreads / R) lbp_rows_kernel(SurvivorArgs
 // window retire, where otherwise each warp would run as long as its last window. Thread mapping:
 // a block of kTileThreads threads per kTileThreads survivors (grid-stride). Not with CubSelect
 // (its flags follow input positions). The codes, additions and thresholds are lbp_part_kernel's.
-template <int Cap>
-__global__ void __launch_bounds__(kTileThreads) lbp_cut_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+template <int Cap, class P>
+__global__ void __launch_bounds__(kTileThreads) lbp_cut_kernel(SurvivorArgs a, const P* __restrict__ gray,
                                                                const float* __restrict__ tables, Cuts t,
                                                                const __grid_constant__ Part<Cap> p) {
     __shared__ std::uint32_t ids[kTileThreads];
@@ -484,9 +514,9 @@ struct PartHead {
 // below n) and leaves their responses and thresholds in the warp's rows. Written as separate
 // passes over k (records, then codes, then tables) so that the K look-ups' loads are all in flight
 // at once rather than one look-up's three dependent loads after another's.
-template <int K>
+template <int K, class P>
 __device__ __forceinline__ void lookup_round(const DevWeak* __restrict__ weak, const float* __restrict__ tables,
-                                             const std::uint32_t* o, int pitch, int first, int n, int lane, float* r_row,
+                                             const P* o, int pitch, int first, int n, int lane, float* r_row,
                                              float* t_row) {
     DevWeak c[K];
 #pragma unroll
@@ -509,8 +539,9 @@ __device__ __forceinline__ void lookup_round(const DevWeak* __restrict__ weak, c
 // A window's way through one part of the warp or block kernel: its integral-image origin and row
 // pitch, the running sum h (from stage_sum after the sequence's first part), the weak classifiers
 // evaluated, and, once one rejects it, margin = h − θ_B there.
+template <class P>
 struct WindowRun {
-    const std::uint32_t* o;
+    const P* o;
     int pitch;
     float h;
     int evaluated;
@@ -518,7 +549,8 @@ struct WindowRun {
     float margin;
 };
 
-__device__ __forceinline__ WindowRun start_window(const SurvivorArgs& a, const PartHead& p, const std::uint32_t* gray, std::uint32_t id) {
+template <class P>
+__device__ __forceinline__ WindowRun<P> start_window(const SurvivorArgs& a, const PartHead& p, const P* gray, std::uint32_t id) {
     long long origin;
     int pitch;
     window_origin(a, id, origin, pitch);
@@ -540,7 +572,8 @@ __device__ __forceinline__ WindowRun start_window(const SurvivorArgs& a, const P
 // sequence (weak classifiers 64–2048) executed 171 M instructions a frame at stride 1; now 113 M,
 // and 0.39–0.41 → 0.31–0.33 ms (experiments/results/gpu-waldboost.md, "Chained sums"). A round's
 // sums past a rejection are computed and not used; entries past n are read in pass 1 and not used.
-__device__ __forceinline__ void add_round(const float* r_row, const float* t_row, float* s_row, int n, int lane, WindowRun& run) {
+template <class P>
+__device__ __forceinline__ void add_round(const float* r_row, const float* t_row, float* s_row, int n, int lane, WindowRun<P>& run) {
     float h = run.h;
     float4 rv = *reinterpret_cast<const float4*>(r_row);
     for (int j = 0; j < n; j += 4) {
@@ -569,8 +602,9 @@ __device__ __forceinline__ void add_round(const float* r_row, const float* t_row
 
 // A window's part ends: lane or thread 0 counts its weak classifiers, records it and appends it
 // when it goes on (the warp and block kernels).
+template <class P>
 __device__ __forceinline__ void finish_window(const SurvivorArgs& a, const PartHead& p, std::uint32_t w, std::uint32_t id,
-                                              const WindowRun& run) {
+                                              const WindowRun<P>& run) {
     atomicAdd(a.weak_count, static_cast<unsigned long long>(run.evaluated));
     bool pass = false;
     if (run.rejected) {
@@ -586,8 +620,8 @@ __device__ __forceinline__ void finish_window(const SurvivorArgs& a, const PartH
     append_one(a, w, id, pass);
 }
 
-template <int Threads, int Round>
-__global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+template <int Threads, int Round, class P>
+__global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, const P* __restrict__ gray,
                                                                   const float* __restrict__ tables,
                                                                   const DevWeak* __restrict__ weak, const PartHead p) {
     constexpr int kRow = 32 * Round;
@@ -599,14 +633,14 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
     float* const t_row = thetas[threadIdx.x >> 5];
     float* const s_row = sums[threadIdx.x >> 5];
     for_each_window_per_warp(a, [&](std::uint32_t w, std::uint32_t id) {
-        WindowRun run = start_window(a, p, gray, id);
+        WindowRun<P> run = start_window(a, p, gray, id);
         for (int c0 = 0, lanes_k = 1; c0 < p.count && !run.rejected; c0 += 32 * lanes_k, lanes_k = min(2 * lanes_k, Round)) {
             const int n = min(32 * lanes_k, p.count - c0);
             const int first = p.first + c0;
-            if (Round == 1 || lanes_k == 1) lookup_round<1>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
-            else if (Round == 2 || lanes_k == 2) lookup_round<Round == 1 ? 1 : 2>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
-            else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
-            else lookup_round<Round>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
+            if (Round == 1 || lanes_k == 1) lookup_round<1, P>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
+            else if (Round == 2 || lanes_k == 2) lookup_round<Round == 1 ? 1 : 2, P>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
+            else if (Round == 4 || lanes_k == 4) lookup_round<Round < 4 ? 1 : 4, P>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
+            else lookup_round<Round, P>(weak, tables, run.o, run.pitch, first, n, lane, r_row, t_row);
             __syncwarp();
             add_round(r_row, t_row, s_row, n, lane, run);
             __syncwarp();  // every lane has read the rows before the next round writes them
@@ -623,13 +657,14 @@ __global__ void __launch_bounds__(Threads) lbp_part_warp_kernel(SurvivorArgs a, 
 // left in shared memory; warp 0 adds them in order (add_round, the warp kernel's additions), and
 // the outcome is shared with the block before the next round.
 constexpr int kBlockWindowThreads = 256;
-__global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(SurvivorArgs a, const std::uint32_t* __restrict__ gray,
+template <class P>
+__global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(SurvivorArgs a, const P* __restrict__ gray,
                                                                              const float* __restrict__ tables,
                                                                              const DevWeak* __restrict__ weak, const PartHead p) {
     __shared__ __align__(16) float responses[kBlockWindowThreads];
     __shared__ __align__(16) float thetas[kBlockWindowThreads];
     __shared__ __align__(16) float sums[kBlockWindowThreads];
-    __shared__ WindowRun round_run;  // warp 0's outcome of a round, for the block
+    __shared__ WindowRun<P> round_run;  // warp 0's outcome of a round, for the block
     const int t = static_cast<int>(threadIdx.x);
     const std::uint32_t count = a.in_count ? *a.in_count : a.n_windows;
     const std::uint32_t loop_n = a.flags ? a.n_windows : count;
@@ -639,10 +674,10 @@ __global__ void __launch_bounds__(kBlockWindowThreads) lbp_part_block_kernel(Sur
             continue;
         }
         const std::uint32_t id = a.in_ids ? a.in_ids[w] : w;
-        WindowRun run = start_window(a, p, gray, id);
+        WindowRun<P> run = start_window(a, p, gray, id);
         for (int c0 = 0, size = 32; c0 < p.count && !run.rejected; c0 += size, size = min(2 * size, kBlockWindowThreads)) {
             const int n = min(size, p.count - c0);
-            if (t < n) lookup_round<1>(weak, tables, run.o, run.pitch, p.first + c0, n, t, responses, thetas);
+            if (t < n) lookup_round<1, P>(weak, tables, run.o, run.pitch, p.first + c0, n, t, responses, thetas);
             __syncthreads();
             if (t < 32) {  // the whole warp, the same sum in every lane
                 add_round(responses, thetas, sums, n, t, run);
@@ -661,7 +696,7 @@ public:
     WaldBoostLbpCudaStage(const WaldBoostLbpStage& stage, const CudaOptions& options, const StageSetting& setting)
         : final_(stage.final_threshold), threads_(options.lbp_block_threads), warp_from_(options.lbp_warp_from),
           warp_round_(options.lbp_warp_round), block_from_(options.lbp_block_from),
-          first_rows_(options.lbp_first_rows) {
+          first_rows_(options.lbp_first_rows), gray16_(setting.gray16) {
         std::vector<float> tables;
         tables.reserve(stage.weak.size() * 256);
         for (const LbpWeakClassifier& c : stage.weak) {
@@ -691,7 +726,8 @@ public:
             }
             tile_.patch_w = (kTileW - 1) * setting.stride + ext_x + 1;
             tile_.patch_h = (kTileH - 1) * setting.stride + ext_y + 1;
-            tile_bytes_ = static_cast<std::size_t>(tile_.patch_w) * static_cast<std::size_t>(tile_.patch_h) * sizeof(std::uint32_t);
+            tile_bytes_ = static_cast<std::size_t>(tile_.patch_w) * static_cast<std::size_t>(tile_.patch_h) *
+                          (gray16_ ? sizeof(std::uint16_t) : sizeof(std::uint32_t));
             tiled_ = tile_bytes_ <= kTileBytes;
             for (int cut : tile_cuts) tile_.cuts.add(cut, 0, count);
         }
@@ -715,43 +751,50 @@ public:
     int parts() const override { return static_cast<int>(ends_.size()); }
     std::uint32_t weak_after(int part) const override { return static_cast<std::uint32_t>(ends_[static_cast<std::size_t>(part)]); }
     void launch(const SurvivorArgs& s, const FrameFeatures& f, int part, int grid_limit, cudaStream_t stream) const override {
+        if (gray16_) launch_from(s, f.gray16, part, grid_limit, stream);
+        else launch_from(s, f.gray, part, grid_limit, stream);
+    }
+
+private:
+    // The part's launch over gray integral images of points P (std::uint32_t, or std::uint16_t:
+    // CudaOptions::gray_integral_16).
+    template <class P>
+    void launch_from(const SurvivorArgs& s, const P* gray, int part, int grid_limit, cudaStream_t stream) const {
         const int first = part == 0 ? 0 : ends_[static_cast<std::size_t>(part) - 1];
         const int count = ends_[static_cast<std::size_t>(part)] - first;
         const int last = part + 1 == parts() ? 1 : 0;
         if (tiled_ && first == 0 && !s.in_ids) {  // the frame's first launch, tiled
-            if (count <= kSmallPart) launch_tile<kSmallPart>(s, f, count, last, stream);
-            else launch_tile<kLargePart>(s, f, count, last, stream);
+            if (count <= kSmallPart) launch_tile<kSmallPart>(s, gray, count, last, stream);
+            else launch_tile<kLargePart>(s, gray, count, last, stream);
             return;
         }
         if (first_rows_ > 0 && first == 0 && !s.in_ids) {  // the frame's first launch, untiled
-            if (count <= kSmallPart) launch_rows<kSmallPart>(s, f, count, last, stream);
-            else launch_rows<kLargePart>(s, f, count, last, stream);
+            if (count <= kSmallPart) launch_rows<kSmallPart>(s, gray, count, last, stream);
+            else launch_rows<kLargePart>(s, gray, count, last, stream);
             return;
         }
         const Cuts& in_block = part_cuts_[static_cast<std::size_t>(part)];
         if (in_block.n > 0 && first < warp_from_ && first < block_from_) {
-            if (count <= kSmallPart) launch_cut<kSmallPart>(s, f, in_block, first, count, last, grid_limit, stream);
-            else launch_cut<kLargePart>(s, f, in_block, first, count, last, grid_limit, stream);
+            if (count <= kSmallPart) launch_cut<kSmallPart>(s, gray, in_block, first, count, last, grid_limit, stream);
+            else launch_cut<kLargePart>(s, gray, in_block, first, count, last, grid_limit, stream);
             return;
         }
         switch (threads_) {
-            case 64: return launch_part<64>(s, f, first, count, last, grid_limit, stream);
-            case 128: return launch_part<128>(s, f, first, count, last, grid_limit, stream);
-            case 512: return launch_part<512>(s, f, first, count, last, grid_limit, stream);
-            default: return launch_part<256>(s, f, first, count, last, grid_limit, stream);
+            case 64: return launch_part<64>(s, gray, first, count, last, grid_limit, stream);
+            case 128: return launch_part<128>(s, gray, first, count, last, grid_limit, stream);
+            case 512: return launch_part<512>(s, gray, first, count, last, grid_limit, stream);
+            default: return launch_part<256>(s, gray, first, count, last, grid_limit, stream);
         }
     }
-
-private:
     // Grid: every window for the frame's first launch; later launches (fewer survivors, their
     // count known only on the device) loop over them with a few waves of blocks.
-    template <int Threads>
-    void launch_part(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid_limit,
+    template <int Threads, class P>
+    void launch_part(const SurvivorArgs& s, const P* gray, int first, int count, int last, int grid_limit,
                      cudaStream_t stream) const {
         if (first >= block_from_) {
             const int all = static_cast<int>(std::min<std::size_t>(s.n_windows, 0x7fffffff));
             const int grid = grid_limit > 0 ? std::min(all, grid_limit) : all;
-            lbp_part_block_kernel<<<grid, kBlockWindowThreads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p,
+            lbp_part_block_kernel<P><<<grid, kBlockWindowThreads, 0, stream>>>(s, gray, tables_.p, weak_dev_.p,
                                                                             PartHead{first, count, last, final_});
             CK_LAUNCH();
             return;
@@ -759,8 +802,8 @@ private:
         const bool warp = first >= warp_from_;
         const int all = blocks_for(static_cast<std::size_t>(s.n_windows) * (warp ? 32 : 1), Threads);
         const int grid = grid_limit > 0 ? std::min(all, grid_limit * kThreads / Threads) : all;
-        if (count <= kSmallPart) launch_cap<kSmallPart, Threads>(s, f, first, count, last, grid, warp, stream);
-        else launch_cap<kLargePart, Threads>(s, f, first, count, last, grid, warp, stream);
+        if (count <= kSmallPart) launch_cap<kSmallPart, Threads>(s, gray, first, count, last, grid, warp, stream);
+        else launch_cap<kLargePart, Threads>(s, gray, first, count, last, grid, warp, stream);
     }
     // The kernel parameter of weak classifiers [first, first + count), in a record of capacity Cap.
     template <int Cap>
@@ -773,33 +816,33 @@ private:
         std::copy(weak_.begin() + first, weak_.begin() + first + count, p.weak);
         return p;
     }
-    template <int Cap>
-    void launch_cut(const SurvivorArgs& s, const FrameFeatures& f, const Cuts& in_block, int first, int count, int last,
+    template <int Cap, class P>
+    void launch_cut(const SurvivorArgs& s, const P* gray, const Cuts& in_block, int first, int count, int last,
                     int grid_limit, cudaStream_t stream) const {
         const int all = blocks_for(s.n_windows, kTileThreads);
         const int grid = grid_limit > 0 ? std::min(all, grid_limit * kThreads / kTileThreads) : all;
-        lbp_cut_kernel<Cap><<<grid, kTileThreads, 0, stream>>>(s, f.gray, tables_.p, in_block, part_record<Cap>(first, count, last));
+        lbp_cut_kernel<Cap, P><<<grid, kTileThreads, 0, stream>>>(s, gray, tables_.p, in_block, part_record<Cap>(first, count, last));
         CK_LAUNCH();
     }
-    template <int Cap>
-    void launch_tile(const SurvivorArgs& s, const FrameFeatures& f, int count, int last, cudaStream_t stream) const {
-        lbp_tile_kernel<Cap><<<s.n_tiles, kTileThreads, tile_bytes_, stream>>>(s, f.gray, tables_.p, tile_,
+    template <int Cap, class P>
+    void launch_tile(const SurvivorArgs& s, const P* gray, int count, int last, cudaStream_t stream) const {
+        lbp_tile_kernel<Cap, P><<<s.n_tiles, kTileThreads, tile_bytes_, stream>>>(s, gray, tables_.p, tile_,
                                                                                part_record<Cap>(0, count, last));
         CK_LAUNCH();
     }
-    template <int Cap>
-    void launch_rows(const SurvivorArgs& s, const FrameFeatures& f, int count, int last, cudaStream_t stream) const {
+    template <int Cap, class P>
+    void launch_rows(const SurvivorArgs& s, const P* gray, int count, int last, cudaStream_t stream) const {
         const Part<Cap> p = part_record<Cap>(0, count, last);
         switch (first_rows_) {
-            case 1: lbp_rows_kernel<Cap, 1><<<s.n_tiles, kTileThreads, 0, stream>>>(s, f.gray, tables_.p, p); break;
-            case 2: lbp_rows_kernel<Cap, 2><<<s.n_tiles, kTileThreads / 2, 0, stream>>>(s, f.gray, tables_.p, p); break;
-            case 4: lbp_rows_kernel<Cap, 4><<<s.n_tiles, kTileThreads / 4, 0, stream>>>(s, f.gray, tables_.p, p); break;
-            default: lbp_rows_kernel<Cap, 8><<<s.n_tiles, kTileThreads / 8, 0, stream>>>(s, f.gray, tables_.p, p); break;
+            case 1: lbp_rows_kernel<Cap, 1, P><<<s.n_tiles, kTileThreads, 0, stream>>>(s, gray, tables_.p, p); break;
+            case 2: lbp_rows_kernel<Cap, 2, P><<<s.n_tiles, kTileThreads / 2, 0, stream>>>(s, gray, tables_.p, p); break;
+            case 4: lbp_rows_kernel<Cap, 4, P><<<s.n_tiles, kTileThreads / 4, 0, stream>>>(s, gray, tables_.p, p); break;
+            default: lbp_rows_kernel<Cap, 8, P><<<s.n_tiles, kTileThreads / 8, 0, stream>>>(s, gray, tables_.p, p); break;
         }
         CK_LAUNCH();
     }
-    template <int Cap, int Threads>
-    void launch_cap(const SurvivorArgs& s, const FrameFeatures& f, int first, int count, int last, int grid, bool warp,
+    template <int Cap, int Threads, class P>
+    void launch_cap(const SurvivorArgs& s, const P* gray, int first, int count, int last, int grid, bool warp,
                     cudaStream_t stream) const {
         if (warp) {
             const PartHead head{first, count, last, final_};
@@ -807,13 +850,13 @@ private:
             // weak classifiers end after 32, 96, 224, …): larger ones take more registers.
             const int reach = count <= 32 ? 1 : count <= 96 ? 2 : count <= 224 ? 4 : 8;
             switch (std::min(warp_round_, reach)) {
-                case 1: lbp_part_warp_kernel<Threads, 1><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
-                case 2: lbp_part_warp_kernel<Threads, 2><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
-                case 4: lbp_part_warp_kernel<Threads, 4><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
-                default: lbp_part_warp_kernel<Threads, 8><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, weak_dev_.p, head); break;
+                case 1: lbp_part_warp_kernel<Threads, 1, P><<<grid, Threads, 0, stream>>>(s, gray, tables_.p, weak_dev_.p, head); break;
+                case 2: lbp_part_warp_kernel<Threads, 2, P><<<grid, Threads, 0, stream>>>(s, gray, tables_.p, weak_dev_.p, head); break;
+                case 4: lbp_part_warp_kernel<Threads, 4, P><<<grid, Threads, 0, stream>>>(s, gray, tables_.p, weak_dev_.p, head); break;
+                default: lbp_part_warp_kernel<Threads, 8, P><<<grid, Threads, 0, stream>>>(s, gray, tables_.p, weak_dev_.p, head); break;
             }
         } else
-            lbp_part_kernel<Cap, Threads><<<grid, Threads, 0, stream>>>(s, f.gray, tables_.p, part_record<Cap>(first, count, last));
+            lbp_part_kernel<Cap, Threads, P><<<grid, Threads, 0, stream>>>(s, gray, tables_.p, part_record<Cap>(first, count, last));
         CK_LAUNCH();
     }
 
@@ -836,6 +879,7 @@ private:
 
     float final_;
     int threads_, warp_from_, warp_round_, block_from_, first_rows_;
+    bool gray16_;  // StageSetting::gray16: the frame's gray integral images modulo 2^16
     bool tiled_ = false;
     TileShape tile_{};
     std::size_t tile_bytes_ = 0;
@@ -865,6 +909,11 @@ CudaStageKind waldboost_lbp_cuda_kind() {
                 std::string why;
                 if (!fits_records(stage, &why)) throw DetectError("the CUDA backend cannot run this waldboost_lbp stage: " + why);
                 return std::make_unique<WaldBoostLbpCudaStage>(stage, o, setting);
+            },
+            [](const Stage& s) {  // every cell small enough for code_of_points<std::uint16_t>
+                for (const LbpWeakClassifier& c : s.as<WaldBoostLbpStage>().weak)
+                    if (static_cast<long long>(c.cell.w) * c.cell.h > kGray16CellPixels) return false;
+                return true;
             }};
 }
 

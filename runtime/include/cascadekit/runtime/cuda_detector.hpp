@@ -159,6 +159,16 @@ struct CudaOptions {
     // 1920×1080 on the H100: latency 1.42 → 1.34–1.38 ms at stride 1, 0.73 → 0.66 ms at stride 2
     // (experiments/results/gpu-waldboost.md, "The frame staged in gray").
     bool host_gray = true;
+    // The gray integral images (the LBP stages' feature) in 2 bytes a point, modulo 2^16, for
+    // models whose LBP cells all have at most 128 pixels (every cell of a 24×24 or 26×26 face
+    // window: 8×8 at most); other models keep uint32 points. A cell's sum is then at most
+    // 128 × 255 < 2^15, so the difference of two cells' sums computed from the truncated points
+    // and read as a signed 16-bit number is the exact difference, and every LBP code, score and
+    // decision is the CPU's, whose integral images are exact uint32 (gpu tests compare them
+    // window by window, and the images point by point modulo 2^16). Half the bytes to write and
+    // read: the images of a 1920×1080 frame at 8 levels an octave (13 M points) fit the H100's
+    // L2 cache. false: uint32 points for every model.
+    bool gray_integral_16 = true;
     // HoG integral histograms only at the points of a 4-pixel (else 2-pixel) grid when every block
     // corner of the model and every window position lie on it (hog_block_grid and the stride both
     // multiples of 4, or of 2: block_pool.hpp's zhu-gridG pools at strides 2, 4, 8, …): the same
@@ -209,8 +219,11 @@ public:
     // (h/G+1) x (w/G+1) x 9), for tests.
     std::vector<std::uint32_t> level_integral_histogram(int level, int& width, int& height) const;
     // The gray integral image of pyramid level `level` of the last frame ((h+1) x (w+1) uint32, as
-    // IntegralImage), for tests; the model must have an LBP stage.
+    // IntegralImage; modulo 2^16 where gray_integral_16() is true), for tests; the model must have
+    // an LBP stage.
     std::vector<std::uint32_t> level_integral_image(int level, int& width, int& height) const;
+    // Whether this detector keeps its gray integral images modulo 2^16 (CudaOptions::gray_integral_16).
+    bool gray_integral_16() const;
     // The gray image of the last frame, for tests.
     std::vector<std::uint8_t> last_gray() const;
 
