@@ -50,6 +50,7 @@ struct Row {
     std::vector<std::pair<double, double>> lbp_boundaries;  // latency and batched ms for each of kBoundarySets
     double gpu_batched_thread_only = NAN;  // WaldBoost: one thread per window in every part
     std::vector<std::pair<double, double>> lbp_tiles;       // latency and batched ms for each of kTileDesigns
+    std::vector<std::pair<double, double>> lbp_lates;       // latency and batched ms for each of kLateDesigns
     std::vector<std::pair<double, double>> lbp_warp_rounds;  // latency and batched ms for each of kWarpRounds
     std::vector<std::pair<double, double>> lbp_first_rows;   // latency and batched ms for each of kFirstRows
     std::vector<std::pair<double, double>> lbp_part_cuts;    // latency and batched ms for each of kPartCuts
@@ -160,6 +161,21 @@ const std::vector<TileDesign> kTileDesigns = {{false, CudaOptions{}.lbp_boundari
                                               {true, {64}, {1, 4}},
                                               {true, {4, 64}, {1}},
                                               {true, {16, 64, 256}, {4}}};
+// The parts after weak classifier 64: a warp per window from 64 (the default, first), or a thread
+// per window further on (CudaOptions::lbp_warp_from) with in-block cuts inside that part
+// (lbp_part_cuts) and a boundary where the warps (or blocks: lbp_block_from) take over.
+struct LateDesign {
+    int warp_from;
+    std::vector<int> boundaries, part_cuts;
+    int block_from;
+};
+const std::vector<LateDesign> kLateDesigns = {
+    {CudaOptions{}.lbp_warp_from, CudaOptions{}.lbp_boundaries, CudaOptions{}.lbp_part_cuts, CudaOptions{}.lbp_block_from},
+    {128, {1, 64, 128}, {24, 32, 48, 80, 96, 112}, 256},
+    {256, {1, 64, 256}, {24, 32, 48, 96, 128, 192}, 256},
+    {256, {1, 64, 256}, {24, 32, 48, 96, 128, 192}, 1 << 30},
+    {512, {1, 64, 512}, {24, 32, 48, 128, 256, 384}, 512},
+    {256, {1, 256}, {24, 32, 48, 64, 96, 128}, 256}};
 // CudaOptions::hog_tail_from: the default (1) first; -1: a launch per stage.
 constexpr int kTailFroms[] = {1, -1, 2, 3, 5, 8};
 std::string list(const std::vector<int>& v) {
@@ -382,6 +398,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                                 r.lbp_tiles.push_back(both_with(CudaOptions{.lbp_boundaries = d.boundaries, .lbp_tiled = d.tiled,
                                                                             .lbp_tiled_from_stride = 1, .lbp_tile_cuts = d.cuts,
                                                                             .lbp_part_cuts = d.part_cuts}));
+                            for (const LateDesign& d : kLateDesigns)
+                                r.lbp_lates.push_back(both_with(CudaOptions{.lbp_boundaries = d.boundaries, .lbp_warp_from = d.warp_from,
+                                                                            .lbp_block_from = d.block_from, .lbp_part_cuts = d.part_cuts}));
                             for (Compaction c : kImplementations)
                                 for (int threads : kBlockSizes)
                                     r.lbp_designs.push_back(batched_with(CudaOptions{.compaction = c, .lbp_block_threads = threads}));
@@ -635,6 +654,20 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            "(CudaOptions::lbp_part_cuts, default 24, 32, 48). Every design at every stride here "
                            "(CudaOptions::lbp_tiled_from_stride 1); the default is the first (CudaOptions::lbp_tiled false).",
                            tile_names, &Row::lbp_tiles);
+                std::vector<std::string> late_names;
+                for (const LateDesign& d : kLateDesigns) {
+                    std::vector<int> b = d.boundaries;  // untiled, the tile cut 4 is a boundary too
+                    b.push_back(4);
+                    std::sort(b.begin(), b.end());
+                    b.erase(std::unique(b.begin(), b.end()), b.end());
+                    late_names.push_back("warps from " + std::to_string(d.warp_from) + (d.block_from == 1 << 30 ? std::string{} : ", blocks from " + std::to_string(d.block_from)) +
+                                         "; boundaries " + list(b) + "; in-block cuts " + list(d.part_cuts));
+                }
+                both_table("### WaldBoost late parts: a thread or a warp per window, latency / batched ms per frame\n\n"
+                           "Parts before `warps from` run a thread per window (CudaOptions::lbp_warp_from), compacted inside "
+                           "blocks at the in-block cuts (lbp_part_cuts) and between launches at the boundaries; from there a warp "
+                           "per window, and a block per window from `blocks from` (lbp_block_from). The default first.",
+                           late_names, &Row::lbp_lates);
                 // Macenauer's layout: implementation × block size × frame size, per scan setting.
                 std::map<std::pair<double, int>, std::vector<const Row*>> by_scan;
                 for (const Row& r : rows) by_scan[{r.step, r.stride}].push_back(&r);
