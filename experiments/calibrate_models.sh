@@ -21,7 +21,7 @@ for m in inria-hog-cascade inria-hog-cascade-all inria-hog-colour inria-hybrid i
         --annotations "$sets/pennfudan-coco.json" --images "$data/PennFudanPed" --class person \
         --fppi 0.1 --stride 4 --scale-step 1.1 --min-scale 0.75 --pad 0.25 --pad-level 0 --fuse nms --nms-iou 0.5
 done
-for m in faces-hybrid faces-lbp; do
+for m in faces-hybrid faces-lbp faces-lbp-fast; do
     "$cascade" -q calibrate --model "experiments/models/$m.h5" --out "experiments/models/$m.h5" --faces \
         --fppi 0.1 --stride 2 --scale-step 1.1 --min-scale 0.8 --pad 0 --pad-level 0 --fuse nms --nms-iou 0.3
 done

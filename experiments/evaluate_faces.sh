@@ -23,7 +23,7 @@ ls "$data"/Faces/cmu-mit/test/*.png "$data"/Faces/cmu-mit/test-low/*.png > "$wor
 
 # Ours: NMS at IoU 0.3 (a face's windows overlap less than a person's), windows from 0.8x the
 # 24-pixel window (CMU+MIT's smallest faces), two scans.
-for name in faces-lbp faces-hybrid; do
+for name in faces-lbp faces-lbp-fast faces-hybrid; do
   for scan in "2 1.1" "1 1.1"; do
     set -- $scan
     "$cascade" -q eval --model experiments/models/$name.h5 --faces $out/$name-s$1-x$2.csv --stride $1 --scale-step $2 \
@@ -52,6 +52,7 @@ done
 /usr/bin/python3 experiments/plot_eval.py faces experiments/results/faces-lbp-roc.png 65 \
     "cascadekit WaldBoost LBP, stride 2, x1.1=$out/faces-lbp-s2-x1.1.csv" \
     "cascadekit WaldBoost LBP, stride 1, x1.1=$out/faces-lbp-s1-x1.1.csv" \
+    "cascadekit WaldBoost LBP fast (faces-lbp-fast), stride 1, x1.1=$out/faces-lbp-fast-s1-x1.1.csv" \
     "cascadekit hybrid LBP+HoG, stride 1, x1.1=$out/faces-hybrid-s1-x1.1.csv" \
     "OpenCV Haar alt2=$out/haarcascade_frontalface_alt2-weights.csv" \
     "OpenCV Haar alt=$out/haarcascade_frontalface_alt-neighbours.csv" \

@@ -697,7 +697,8 @@ TEST(GpuDetector, ShippedModelsMatchTheCpuOnSyntheticAndPennFudanImages) {
     };
     for (const Shipped& k : {Shipped{"inria-hog-cascade.h5", 8}, Shipped{"inria-hog-cascade-all.h5", 8}, Shipped{"inria-hog-colour.h5", 8},
                              Shipped{"inria-dalal-triggs.h5", 8}, Shipped{"inria-hybrid.h5", 8},
-                             Shipped{"inria-lbp.h5", 8}, Shipped{"faces-lbp.h5", 1}, Shipped{"faces-hybrid.h5", 1}}) {
+                             Shipped{"inria-lbp.h5", 8}, Shipped{"faces-lbp.h5", 1}, Shipped{"faces-lbp-fast.h5", 1},
+                             Shipped{"faces-hybrid.h5", 1}}) {
         const std::string& name = k.name;
         const CascadeModel model = load_shipped(name);
         for (double step : {1.05, 1.2}) {
