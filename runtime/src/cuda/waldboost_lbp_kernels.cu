@@ -204,6 +204,20 @@ __device__ __forceinline__ int block_compact(bool pass, int& at, int* warp_n) {
 // keep all threads busy from the start of the list and neighbouring threads still read
 // neighbouring windows. The codes, float additions and thresholds are those of lbp_part_kernel
 // (the same integers in the patch), so every decision and score is the CPU's.
+// The window tile of block `tile` (DevLevel::tile0: the tiles of every level, level by level,
+// row-major inside a level): its level and its column and row among that level's tiles.
+struct TilePlace {
+    const DevLevel* level;
+    int tx, ty;
+};
+__device__ __forceinline__ TilePlace tile_place(const SurvivorArgs& a, int tile) {
+    const int li = find_level(a.n_levels, tile, [&](int l) { return static_cast<long long>(a.levels[l].tile0); });
+    const DevLevel* L = a.levels + li;
+    const int tiles_x = (L->cols + kTileW - 1) / kTileW;
+    const int ty = (tile - L->tile0) / tiles_x;
+    return {L, tile - L->tile0 - ty * tiles_x, ty};
+}
+
 struct TileShape {
     int patch_w, patch_h;  // integral-image points per patch row, patch rows
     Cuts cuts;
@@ -218,11 +232,9 @@ __global__ void __launch_bounds__(kTileThreads) lbp_tile_kernel(SurvivorArgs a, 
     __shared__ std::uint16_t list[kTileThreads];  // the surviving windows' tile positions, in order
     __shared__ float sums[kTileThreads];           // and their running sums
     __shared__ int warp_n[kTileThreads / 32];
-    const int tile = static_cast<int>(blockIdx.x);
-    const int li = find_level(a.n_levels, tile, [&](int l) { return static_cast<long long>(a.levels[l].tile0); });
-    const DevLevel& L = a.levels[li];
-    const int tiles_x = (L.cols + kTileW - 1) / kTileW;
-    const int ty = (tile - L.tile0) / tiles_x, tx = (tile - L.tile0) - ty * tiles_x;
+    const TilePlace place = tile_place(a, static_cast<int>(blockIdx.x));
+    const DevLevel& L = *place.level;
+    const int tx = place.tx, ty = place.ty;
     const int x0 = tx * kTileW * a.stride, y0 = ty * kTileH * a.stride;  // the patch's first point
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     // The patch, a warp per row; points past the level's (width + 1) × (height + 1) are never read
@@ -356,12 +368,10 @@ __global__ void __launch_bounds__(kTileThreads / R) lbp_rows_kernel(SurvivorArgs
                                                                     const float* __restrict__ tables,
                                                                     const __grid_constant__ Part<Cap> p) {
     constexpr int kThreadsR = kTileThreads / R;
-    const int tile = static_cast<int>(blockIdx.x);
-    const int li = find_level(a.n_levels, tile, [&](int l) { return static_cast<long long>(a.levels[l].tile0); });
-    const DevLevel& L = a.levels[li];
+    const TilePlace place = tile_place(a, static_cast<int>(blockIdx.x));
+    const DevLevel& L = *place.level;
     const int cols = L.cols, rows = L.rows, pitch = L.pitch;
-    const int tiles_x = (cols + kTileW - 1) / kTileW;
-    const int ty = (tile - L.tile0) / tiles_x, tx = (tile - L.tile0) - ty * tiles_x;
+    const int tx = place.tx, ty = place.ty;
     const int lane = static_cast<int>(threadIdx.x & 31);
     const int wx = tx * kTileW + lane, wy0 = ty * kTileH + static_cast<int>(threadIdx.x >> 5) * R;
     // Windows past the level's edge read its last column or row (valid points) and are not used.
