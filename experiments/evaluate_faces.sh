@@ -8,6 +8,7 @@
 #   bash experiments/evaluate_faces.sh [BUILD_DIR]
 # The models are trained by:
 #   build/tools/cascade train --config configs/faces-lbp.yaml --out experiments/models/faces-lbp.h5
+#   build/tools/cascade train --config configs/faces-lbp-fast.yaml --out experiments/models/faces-lbp-fast.h5
 #   build/tools/cascade train --config configs/faces-hybrid.yaml --out experiments/models/faces-hybrid.h5
 set -euo pipefail
 build=${1:-build}
