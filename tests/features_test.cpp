@@ -703,6 +703,56 @@ TEST(Lbp, ConstantAndExtremeImages) {
     EXPECT_EQ(ii.rect_sum({4000, 4000, 100, 100}), 255u * 10000u);
 }
 
+// Codes from integral-image points truncated to 16 bits (the CUDA backend's gray_integral_16):
+// equal to the exact codes for every cell of up to kLbpMod16CellPixels pixels, on an image of 0
+// and 255 blocks (full cells against empty centres: the largest differences) and random pixels;
+// past the bound they can differ.
+TEST(Lbp, CodesFromPointsModulo65536MatchForCellsUpTo128Pixels) {
+    GrayImage img = random_image(96, 80, 23);
+    std::mt19937 rng(3);
+    for (int by = 0; by < img.height; by += 8)
+        for (int bx = 0; bx < img.width; bx += 8) {
+            if (rng() % 5 == 0) continue;  // a few blocks left random
+            const std::uint8_t v = rng() % 2 ? 255 : 0;
+            for (int y = by; y < by + 8; ++y)
+                for (int x = bx; x < bx + 8; ++x) img.at(x, y) = v;
+        }
+    IntegralImage ii;
+    ii.compute(img);
+    auto corners = [&](int x, int y, int cw, int ch, bool mod16, std::uint32_t (&p)[4][4]) {
+        for (int j = 0; j < 4; ++j)
+            for (int i = 0; i < 4; ++i) {
+                const std::uint32_t v = ii.data()[static_cast<std::size_t>(y + j * ch) * ii.row_stride() + x + i * cw];
+                p[j][i] = mod16 ? v & 0xffffu : v;
+            }
+    };
+    std::size_t grids = 0, extreme = 0;
+    for (int ch = 1; ch <= 26; ++ch)
+        for (int cw = 1; cw <= 26 && cw * ch <= kLbpMod16CellPixels; ++cw)
+            for (int y = 0; y + 3 * ch <= img.height; y += 3)
+                for (int x = 0; x + 3 * cw <= img.width; x += 3) {
+                    std::uint32_t exact[4][4], mod[4][4];
+                    corners(x, y, cw, ch, false, exact);
+                    corners(x, y, cw, ch, true, mod);
+                    ASSERT_EQ(lbp_code_of_corners_mod16(mod), lbp_code_of_corners(exact)) << x << "," << y << " " << cw << "x" << ch;
+                    ++grids;
+                    extreme += cw * ch == kLbpMod16CellPixels;
+                }
+    EXPECT_GT(grids, 20000u);
+    EXPECT_GT(extreme, 500u);
+    // Past the bound: a full 16×9 cell (144 pixels, sum 36,720) beside an empty centre reads as
+    // below it.
+    GrayImage big = constant_image(48, 27, 0);
+    for (int y = 9; y < 18; ++y)
+        for (int x = 0; x < 16; ++x) big.at(x, y) = 255;  // the left cell (bit 0); the centre stays 0
+    ii.compute(big);
+    std::uint32_t exact[4][4], mod[4][4];
+    corners(0, 0, 16, 9, false, exact);
+    corners(0, 0, 16, 9, true, mod);
+    EXPECT_EQ(lbp_code_of_corners(exact), 0xFF);        // every cell >= the empty centre
+    EXPECT_EQ(lbp_code_of_corners_mod16(mod), 0xFE);    // the full cell's 36,720 reads as negative
+}
+
 TEST(IntegralImageTest, BandsInParallelEqualAPlainReference) {
     // Tall enough for many bands, with a last band that is not full; the same table from one
     // thread (one pass) and from arenas of 2, 4 and 16 (bands: column sums, their running sums,

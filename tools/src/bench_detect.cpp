@@ -656,8 +656,8 @@ int run_bench_detect(const BenchDetectOptions& o) {
                            tile_names, &Row::lbp_tiles);
                 std::vector<std::string> late_names;
                 for (const LateDesign& d : kLateDesigns) {
-                    std::vector<int> b = d.boundaries;  // untiled, the tile cut 4 is a boundary too
-                    b.push_back(4);
+                    std::vector<int> b = d.boundaries;  // untiled, the default tile cuts are boundaries too
+                    for (int cut : CudaOptions{}.lbp_tile_cuts) b.push_back(cut);
                     std::sort(b.begin(), b.end());
                     b.erase(std::unique(b.begin(), b.end()), b.end());
                     late_names.push_back("warps from " + std::to_string(d.warp_from) + (d.block_from == 1 << 30 ? std::string{} : ", blocks from " + std::to_string(d.block_from)) +

@@ -46,27 +46,13 @@ static_assert(sizeof(Part<kLargePart>) + sizeof(SurvivorArgs) + 64 < 32764, "ker
 
 // The LBP code of a cell grid from its 16 corner points, read from integral images of points P:
 // std::uint32_t, the CPU's images, or std::uint16_t, those images modulo 2^16
-// (CudaOptions::gray_integral_16, only for cells of at most 128 pixels: kGray16CellPixels). Then
-// the uint32 arithmetic gives each cell's sum modulo 2^16; a cell's sum is at most 128 × 255 <
-// 2^15, so a neighbour's sum minus the centre's lies in (−2^15, 2^15) and bit 15 of that
-// difference modulo 2^16 is its sign: the bit the CPU sets (neighbour ≥ centre) is that bit's
-// complement. The same code as lbp_code_of_corners on the exact points.
-constexpr int kGray16CellPixels = 128;
-static_assert(kGray16CellPixels * 255 < 1 << 15, "a cell's sum must stay below 2^15");
+// (CudaOptions::gray_integral_16, only for cells of at most kLbpMod16CellPixels pixels, where
+// lbp_code_of_corners_mod16 gives the exact code). Either way the CPU's code.
 template <class P>
 __device__ __forceinline__ std::uint8_t code_of_points(const std::uint32_t (&p)[4][4]) {
-    if constexpr (sizeof(P) == sizeof(std::uint32_t)) {
-        return lbp_code_of_corners(p);
-    } else {
-        static_assert(sizeof(P) == sizeof(std::uint16_t));
-        auto sum = [&](int i, int j) { return p[j + 1][i + 1] - p[j][i + 1] - p[j + 1][i] + p[j][i]; };
-        const std::uint32_t c = sum(1, 1);
-        // Bit `bit` set where the cell's sum is below the centre's (clockwise from the top-left
-        // cell, which gets bit 7, as lbp_code_of_corners).
-        auto below = [&](int i, int j, int bit) { return (sum(i, j) - c) >> (15 - bit) & 1u << bit; };
-        return static_cast<std::uint8_t>(~(below(0, 0, 7) | below(1, 0, 6) | below(2, 0, 5) | below(2, 1, 4) | below(2, 2, 3) |
-                                           below(1, 2, 2) | below(0, 2, 1) | below(0, 1, 0)));
-    }
+    static_assert(sizeof(P) == sizeof(std::uint32_t) || sizeof(P) == sizeof(std::uint16_t));
+    if constexpr (sizeof(P) == sizeof(std::uint32_t)) return lbp_code_of_corners(p);
+    else return lbp_code_of_corners_mod16(p);
 }
 
 // lbp_code with 32-bit offsets from the window's first point (a window's cells span a few hundred
@@ -194,16 +180,6 @@ __device__ __forceinline__ int block_compact(bool pass, int& at, int* warp_n) {
     return n;
 }
 
-// The frame's first launch when it fits (CudaOptions::lbp_tiled): a block per kTileW × kTileH tile
-// of neighbouring windows of one level, one thread each (threadIdx.x = row · kTileW + column).
-// The block first copies the tile's patch of the level's integral image (every point its windows'
-// cells can touch) to shared memory, so that a weak classifier's 16 look-ups are shared-memory
-// reads, and at stride 1 a warp's 32 reads of one corner are 32 neighbouring words (no bank
-// conflict). Between the in-block cuts (TileShape::cuts, CudaOptions::lbp_tile_cuts) the block's
-// survivors are compacted in shared memory, in window order, so that the next weak classifiers
-// keep all threads busy from the start of the list and neighbouring threads still read
-// neighbouring windows. The codes, float additions and thresholds are those of lbp_part_kernel
-// (the same integers in the patch), so every decision and score is the CPU's.
 // The window tile of block `tile` (DevLevel::tile0: the tiles of every level, level by level,
 // row-major inside a level): its level and its column and row among that level's tiles.
 struct TilePlace {
@@ -218,6 +194,16 @@ __device__ __forceinline__ TilePlace tile_place(const SurvivorArgs& a, int tile)
     return {L, tile - L->tile0 - ty * tiles_x, ty};
 }
 
+// The frame's first launch when it fits (CudaOptions::lbp_tiled): a block per kTileW × kTileH tile
+// of neighbouring windows of one level, one thread each (threadIdx.x = row · kTileW + column).
+// The block first copies the tile's patch of the level's integral image (every point its windows'
+// cells can touch) to shared memory, so that a weak classifier's 16 look-ups are shared-memory
+// reads, and at stride 1 a warp's 32 reads of one corner are 32 neighbouring words (no bank
+// conflict). Between the in-block cuts (TileShape::cuts, CudaOptions::lbp_tile_cuts) the block's
+// survivors are compacted in shared memory, in window order, so that the next weak classifiers
+// keep all threads busy from the start of the list and neighbouring threads still read
+// neighbouring windows. The codes, float additions and thresholds are those of lbp_part_kernel
+// (the same integers in the patch), so every decision and score is the CPU's.
 struct TileShape {
     int patch_w, patch_h;  // integral-image points per patch row, patch rows
     Cuts cuts;
@@ -922,7 +908,7 @@ CudaStageKind waldboost_lbp_cuda_kind() {
             },
             [](const Stage& s) {  // every cell small enough for code_of_points<std::uint16_t>
                 for (const LbpWeakClassifier& c : s.as<WaldBoostLbpStage>().weak)
-                    if (static_cast<long long>(c.cell.w) * c.cell.h > kGray16CellPixels) return false;
+                    if (static_cast<long long>(c.cell.w) * c.cell.h > kLbpMod16CellPixels) return false;
                 return true;
             }};
 }

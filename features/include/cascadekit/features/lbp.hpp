@@ -35,6 +35,22 @@ CASCADEKIT_HD std::uint8_t lbp_code_of_corners(const std::uint32_t (&p)[4][4]) {
                                      (sum(2, 1) >= c) << 4 | (sum(2, 2) >= c) << 3 | (sum(1, 2) >= c) << 2 |
                                      (sum(0, 2) >= c) << 1 | (sum(0, 1) >= c));
 }
+// The same code from the corners taken modulo 2^16 (integral images kept in 16-bit points, as
+// the CUDA backend does for small cells: CudaOptions::gray_integral_16), exact when every cell has
+// at most kLbpMod16CellPixels pixels. The uint32 arithmetic gives each cell's sum modulo 2^16; a
+// cell's sum is then at most 128 × 255 < 2^15, so a neighbour's sum minus the centre's lies in
+// (−2^15, 2^15), and bit 15 of that difference modulo 2^16 is its sign: the bit set above
+// (neighbour >= centre) is its complement. No comparison instruction a cell.
+inline constexpr int kLbpMod16CellPixels = 128;
+static_assert(kLbpMod16CellPixels * 255 < 1 << 15, "a cell's sum must stay below 2^15");
+CASCADEKIT_HD std::uint8_t lbp_code_of_corners_mod16(const std::uint32_t (&p)[4][4]) {
+    auto sum = [&](int i, int j) { return p[j + 1][i + 1] - p[j][i + 1] - p[j + 1][i] + p[j][i]; };
+    const std::uint32_t c = sum(1, 1);
+    // Bit `bit` set where the cell's sum is below the centre's; bit order as above.
+    auto below = [&](int i, int j, int bit) { return (sum(i, j) - c) >> (15 - bit) & 1u << bit; };
+    return static_cast<std::uint8_t>(~(below(0, 0, 7) | below(1, 0, 6) | below(2, 0, 5) | below(2, 1, 4) | below(2, 2, 3) |
+                                       below(1, 2, 2) | below(0, 2, 1) | below(0, 1, 0)));
+}
 CASCADEKIT_HD std::uint8_t lbp_code(const std::uint32_t* origin, std::size_t row_stride, int cx, int cy, int cw, int ch) {
     std::uint32_t p[4][4];
     for (int j = 0; j < 4; ++j) {
