@@ -504,6 +504,44 @@ TEST(GpuDetector, SixteenBitGrayIntegralsGiveTheCpusCodesAtTheirLimit) {
                        "a cell of 130 pixels, 32-bit gray integrals");
 }
 
+// Detectors built one after another take the slots (streams and buffers) of those gone, as the
+// trainer's bootstrapping passes do: a HoG cascade and a WaldBoost sequence in turn, on frames of
+// the sizes their predecessors served and on larger ones, each give the CPU's results.
+TEST(GpuDetector, DetectorsOnTheSlotsOfEarlierOnesMatchTheCpu) {
+    REQUIRE_GPU();
+    const CascadeModel lbp = random_lbp_model(41, 300, 24, 24, blobby_image(200, 160, 11), 2);
+    DetectParams lbp_params;
+    lbp_params.stride = 2;
+    lbp_params.scale_step = 1.2;
+    std::size_t compared = 0, found = 0;
+    for (int round = 0; round < 3; ++round)
+        for (const bool hog : {true, false}) {
+            std::vector<GrayImage> images;
+            for (int i = 0; i < 6; ++i) {
+                const int w = 200 + 40 * round * (i % 2), h = 160 + 24 * round;
+                images.push_back(blobby_image(i % 3 ? w : h, i % 3 ? h : w, 500 + 10 * round + i));
+                draw_bar(images.back(), 8 * i, 0, 1.0);
+            }
+            std::vector<ImageView> views;
+            for (const GrayImage& im : images) views.push_back(im.view());
+            const CascadeModel& m = hog ? bar_model() : lbp;
+            const DetectParams p = hog ? DetectParams{} : lbp_params;
+            CudaDetector gpu(m, p);
+            CpuDetector cpu(m, p);
+            const std::vector<DetectResult> batch = gpu.detect_batch(views, 4);
+            ASSERT_EQ(batch.size(), views.size());
+            for (std::size_t i = 0; i < views.size(); ++i) {
+                const DetectResult want = cpu.detect(views[i]);
+                EXPECT_EQ(batch[i].detections, want.detections) << "round " << round << (hog ? ", HoG" : ", LBP") << ", frame " << i;
+                EXPECT_EQ(batch[i].stats, want.stats) << "round " << round << (hog ? ", HoG" : ", LBP") << ", frame " << i;
+                ++compared;
+                found += want.detections.size();
+            }
+        }
+    EXPECT_EQ(compared, 36u);
+    EXPECT_GT(found, 0u);
+}
+
 // The block-per-window parts (CudaOptions::lbp_block_from; by default from weak classifier 256,
 // where the default boundaries have started no part since the nineteenth session): from the
 // first weak classifier on, from the 64th and from the 256th, under each compaction, on random
@@ -839,6 +877,41 @@ TEST(GpuBulk, GpuAndCpuBulkRunsGiveTheSameResultsInOrder) {
         EXPECT_EQ(cpu.second[i].stats, gpu.second[i].stats) << i;
     }
     EXPECT_EQ(cpu.first[9], "9 failed: image 40x60 is small");
+}
+
+// Frames of two sizes in no order, as the trainer's negatives (photos turned a quarter or not):
+// detect_batch keeps each size to slots prepared for it; whatever the frames in flight, every
+// result is the CPU's, in order.
+TEST(GpuBulk, FramesOfTwoSizesInAnyOrderGiveTheCpusResults) {
+    REQUIRE_GPU();
+    std::vector<GrayImage> images;
+    std::uint32_t pattern = 0x9e3779b9u;
+    for (int i = 0; i < 40; ++i) {
+        pattern = pattern * 1664525u + 1013904223u;
+        const bool turned = (pattern >> 28) & 1u;
+        images.push_back(blobby_image(turned ? 130 : 170, turned ? 170 : 130, 300 + i));
+    }
+    std::vector<ImageView> views;
+    for (const GrayImage& im : images) views.push_back(im.view());
+    const CascadeModel m = random_lbp_model(61, 100, 24, 24, images[0], 2);
+    DetectParams p;
+    p.stride = 2;
+    p.scale_step = 1.2;
+    CpuDetector cpu(m, p);
+    CudaDetector gpu(m, p);
+    for (int in_flight : {1, 2, 3, 4, 8}) {
+        SCOPED_TRACE(in_flight);
+        const std::vector<DetectResult> batch = gpu.detect_batch(views, in_flight);
+        ASSERT_EQ(batch.size(), images.size());
+        std::size_t found = 0;
+        for (std::size_t i = 0; i < images.size(); ++i) {
+            const DetectResult want = cpu.detect(views[i]);
+            EXPECT_EQ(batch[i].detections, want.detections) << i;
+            EXPECT_EQ(batch[i].stats, want.stats) << i;
+            found += want.detections.size();
+        }
+        EXPECT_GT(found, 0u);  // something to compare
+    }
 }
 
 // HoG cascades, WaldBoost LBP sequences and hybrids: mined on the GPU, the same negatives and the

@@ -627,6 +627,7 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"data: {negative_transforms: [mirror, rotate45]}", "x.yaml: data.negative_transforms: 'rotate45' is not a transform"},
         {"data: {negative_transforms: [mirror, mirror]}", "x.yaml: data.negative_transforms: 'mirror' given twice"},
         {"mining: {min_scale: 1.5}", "x.yaml: mining.min_scale: must be in [1/16, 1]"},
+        {"mining: {in_flight: 0}", "x.yaml: mining.in_flight: must be in [1, 64]"},
         {"data: {jitter_copies: 17}", "x.yaml: data.jitter_copies: must be in [0, 16]"},
         {"data: {jitter_rotate: -1}", "x.yaml: data.jitter_rotate: must be in [0, 45] degrees"},
         {"boosting: {min_block: 7}", "x.yaml: boosting.min_block: must be an even number of pixels"},

@@ -16,7 +16,8 @@ namespace {
 std::string duration(double s) {
     if (s < 0) return "?";
     char buf[32];
-    if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
+    if (s < 10) std::snprintf(buf, sizeof buf, "%.2f s", s);  // short mining passes: device timings
+    else if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
     else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
     else std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
     return buf;

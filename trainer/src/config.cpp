@@ -178,6 +178,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("mining.scale_step", c.mining.scale_step);
     r.get("mining.min_scale", c.mining.min_scale);
     r.get("mining.backend", backend);
+    r.get("mining.in_flight", c.mining.in_flight);
     r.reject_unknown();
 
     if (!kTrainKindNames.parse(kind, c.kind)) r.fail("kind", "must be " + kTrainKindNames.choices() + ", not '" + kind + "'");
@@ -291,6 +292,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(c.mining.min_scale >= kMinMinScale && c.mining.min_scale <= 1))
         r.fail("mining.min_scale", "must be in [1/16, 1] (below 1 also scans upscaled levels)");
     if (!parse_backend(backend, c.mining.backend)) r.fail("mining.backend", "must be " + kBackendNames.choices());
+    if (c.mining.in_flight < 1 || c.mining.in_flight > 64) r.fail("mining.in_flight", "must be in [1, 64]");
     if (wb.weak_classifiers < 1 || static_cast<std::size_t>(wb.weak_classifiers) > kMaxStageSize)
         r.fail("waldboost.weak_classifiers", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (!(wb.alpha > 0 && wb.alpha < 1)) r.fail("waldboost.alpha", "must be in (0, 1)");

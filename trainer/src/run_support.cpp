@@ -39,6 +39,7 @@ BulkDetector mining_detector(const CascadeModel& model, const TrainConfig& cfg) 
     params.min_scale = cfg.mining.min_scale;
     BulkOptions options;
     options.backend = cfg.mining.backend;
+    options.in_flight = cfg.mining.in_flight;
     return BulkDetector(model, params, options);
 }
 

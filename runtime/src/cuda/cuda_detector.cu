@@ -8,27 +8,106 @@
 #include "cascadekit/runtime/cuda_detector.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "frame.cuh"
+#include "host_copy.hpp"
 #include "integral_histogram_kernels.cuh"
 
 namespace cascadekit {
 
 using cuda::DeviceGuard;
 
+namespace {
+// The slots of detectors gone, by device, for the next detectors there: their streams and buffers
+// serve again without cudaMallocHost or cudaMalloc, which took up to 40 % of a bootstrapping
+// pass's time on the GPU when every pass built its detector's slots anew (experiments/results/
+// gpu-waldboost.md, "Mining, timed"). Never destroyed: CUDA's own teardown at exit may come first.
+class SlotPool {
+public:
+    static constexpr std::size_t kMostPerDevice = 16;
+    static SlotPool& instance() {
+        static SlotPool* pool = new SlotPool;
+        return *pool;
+    }
+    // A pooled slot of `device` (unprepared), or a new one.
+    std::unique_ptr<cuda::Slot> take(int device) {
+        {
+            std::lock_guard lock(mutex_);
+            auto& free = free_[device];
+            if (!free.empty()) {
+                std::unique_ptr<cuda::Slot> s = std::move(free.back());
+                free.pop_back();
+                return s;
+            }
+        }
+        return std::make_unique<cuda::Slot>();
+    }
+    // Back from a detector, on its device (current): once its stream is idle, without its graph
+    // (the detector's) and unprepared, so that its next frame plans its pyramid afresh. A slot
+    // whose stream reports an error is dropped, as are slots beyond kMostPerDevice.
+    void give(int device, std::unique_ptr<cuda::Slot> s) {
+        if (cudaStreamSynchronize(s->stream) != cudaSuccess) return;
+        if (s->graph) {
+            cudaGraphExecDestroy(s->graph);
+            s->graph = nullptr;
+        }
+        s->width = s->height = s->channels = -1;
+        std::lock_guard lock(mutex_);
+        auto& free = free_[device];
+        if (free.size() < kMostPerDevice) free.push_back(std::move(s));
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<int, std::vector<std::unique_ptr<cuda::Slot>>> free_;
+};
+}  // namespace
+
 struct CudaDetector::Impl {
     cuda::Engine engine;
     std::vector<std::unique_ptr<cuda::Slot>> slots;
     int last_slot = 0;
+    std::vector<std::uint64_t> slot_turn;  // when each slot last took a frame of detect_batch
+    std::uint64_t turns = 0;
     std::string device_name;
     PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;  // CudaOptions::prefix_planes, resolved
 
     cuda::Slot& slot(std::size_t i) {
-        while (slots.size() <= i) slots.push_back(std::make_unique<cuda::Slot>());
+        while (slots.size() <= i) slots.push_back(SlotPool::instance().take(engine.options.device));
         return *slots[i];
+    }
+    // On the detector's device (CudaDetector's destructor makes it current).
+    ~Impl() {
+        for (auto& s : slots) try {
+                SlotPool::instance().give(engine.options.device, std::move(s));
+            } catch (...) {  // no memory for the pool's list: the slot is released instead
+            }
+    }
+
+    // The slot of detect_batch's next frame, of the first n: the one idle longest, unless one of
+    // the longer-idle half was last prepared for frames like this one, which then takes it (the
+    // longest idle of those). Frames of one size go round every slot; frames of mixed sizes (the
+    // trainer's negatives, turned a quarter or not) keep to slots of their size instead of
+    // re-preparing a slot at nearly every frame (experiments/results/gpu-waldboost.md, "Mining,
+    // timed").
+    std::size_t next_slot(std::size_t n, const ImageView& image) {
+        slot_turn.resize(std::max(slot_turn.size(), n), 0);
+        std::vector<std::size_t> order(n);
+        for (std::size_t k = 0; k < n; ++k) order[k] = k;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return slot_turn[a] < slot_turn[b]; });
+        std::size_t pick = order[0];
+        for (std::size_t j = 0; j < std::max<std::size_t>(1, n / 2); ++j)
+            if (cuda::prepared_for(slot(order[j]), image)) {
+                pick = order[j];
+                break;
+            }
+        slot_turn[pick] = ++turns;
+        return pick;
     }
 };
 
@@ -137,7 +216,7 @@ CudaDetector::~CudaDetector() {
     if (!impl_) return;
     try {
         DeviceGuard device(impl_->engine.options.device);
-        impl_.reset();  // buffers, streams and graphs are released on their device
+        impl_.reset();  // the slots go to the pool, the model's buffers are released, on their device
     } catch (...) {
         // A lost device: nothing left to release properly.
     }
@@ -162,12 +241,12 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
     for (const ImageView& im : images) validate(im);
     DeviceGuard device(impl_->engine.options.device);
     const std::size_t n_slots = static_cast<std::size_t>(std::max(1, slots));
-    std::vector<DetectResult> results(images.size());
+    std::vector<cuda::Readback> back(images.size());
     std::vector<long long> in_flight(n_slots, -1);
     for (std::size_t i = 0; i < images.size(); ++i) {
-        const std::size_t k = i % n_slots;
+        const std::size_t k = impl_->next_slot(n_slots, images[i]);
         cuda::Slot& s = impl_->slot(k);
-        if (in_flight[k] >= 0) results[static_cast<std::size_t>(in_flight[k])] = cuda::collect(s, impl_->engine, model_, params_);
+        if (in_flight[k] >= 0) back[static_cast<std::size_t>(in_flight[k])] = cuda::read_back(s, impl_->engine, model_, params_);
         cuda::prepare(s, images[i], model_, params_, impl_->engine);
         cuda::stage_input(s, impl_->engine, images[i]);
         cuda::launch(s, impl_->engine, params_);
@@ -176,7 +255,11 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
     }
     for (std::size_t k = 0; k < n_slots; ++k)
         if (in_flight[k] >= 0)
-            results[static_cast<std::size_t>(in_flight[k])] = cuda::collect(impl_->slot(k), impl_->engine, model_, params_);
+            back[static_cast<std::size_t>(in_flight[k])] = cuda::read_back(impl_->slot(k), impl_->engine, model_, params_);
+    // In the CPU's order, frames in parallel: with many accepted windows a frame (as in the
+    // trainer's first bootstrapping passes), their sorting is most of the host's time.
+    std::vector<DetectResult> results(images.size());
+    cuda::parallel_for_each(images.size(), [&](std::size_t i) { results[i] = cuda::finish(std::move(back[i]), model_, params_); });
     return results;
 }
 

@@ -28,8 +28,7 @@ AxisEntry pack_axis(const ResampleAxis& t, int u) {
 void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
     const std::size_t n_launches = engine.launches.size();
     const CudaOptions& options = engine.options;
-    const bool same = s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order;
-    if (same) return;
+    if (prepared_for(s, image)) return;
     const int ww = model.window_width, wh = model.window_height;
     if (image.width >= (1 << kAxisIndexBits) || image.height >= (1 << kAxisIndexBits))
         throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
@@ -368,10 +367,22 @@ void launch(Slot& s, const Engine& engine, const DetectParams& params) {
     CK(cudaGraphLaunch(s.graph, s.stream));
 }
 
-DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params) {
+namespace {
+// A window as a detection: its level, place and size in the frame.
+Detection window_detection(const Readback::Level& L, int level, std::uint32_t id, float score, int passed, const CascadeModel& model,
+                           const DetectParams& params) {
+    const int local = static_cast<int>(id - L.win0);
+    const int x = (local % L.cols) * params.stride, y = (local / L.cols) * params.stride;
+    return Detection{(x - L.pad) * L.scale, (y - L.pad) * L.scale, model.window_width * L.scale, model.window_height * L.scale, score,
+                     level, L.scale, passed};
+}
+}  // namespace
+
+Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params) {
     CK(cudaStreamSynchronize(s.stream));
     const std::size_t n_stages = engine.stages.size(), n_launches = engine.launches.size();
-    DetectResult r;
+    Readback rb;
+    DetectResult& r = rb.result;
     r.stats.windows_scanned = s.n_windows;
     r.stats.levels = static_cast<int>(s.levels.size());
     r.stats.rejected_per_stage.assign(n_stages, 0);
@@ -386,34 +397,41 @@ DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, c
         in = s.h_counts.p[k];
         if (engine.launches[k].part + 1 == engine.stages[stage]->parts()) r.stats.rejected_per_stage[stage] -= in;
     }
-    const int ww = model.window_width, wh = model.window_height;
-    // Ids come in increasing order (below), so the level only moves forward.
-    std::size_t li = 0;
-    auto window = [&](std::uint32_t id, float score, int passed) {
-        while (li + 1 < s.levels.size() && static_cast<std::uint64_t>(s.levels[li + 1].win0) <= id) ++li;
-        const DevLevel& L = s.levels[li];
-        const int local = static_cast<int>(id - L.win0);
-        const int x = (local % L.cols) * params.stride, y = (local / L.cols) * params.stride;
-        const double sc = s.plan[li].scale;
-        const int pad = s.plan[li].pad;
-        return Detection{(x - pad) * sc, (y - pad) * sc, ww * sc, wh * sc, score, static_cast<int>(li), sc, passed};
-    };
+    rb.stages = static_cast<int>(n_stages);
+    rb.levels.reserve(s.levels.size());
+    for (std::size_t li = 0; li < s.levels.size(); ++li)
+        rb.levels.push_back({s.levels[li].win0, s.levels[li].cols, s.plan[li].scale, s.plan[li].pad});
     if (params.keep_rejected) {
         r.detections.reserve(s.n_windows);
-        for (std::uint32_t id = 0; id < s.n_windows; ++id)
-            r.detections.push_back(window(id, s.h_win_score.p[id], s.h_win_stage.p[id]));
-        return r;
+        std::size_t li = 0;  // ids in increasing order: the level only moves forward
+        for (std::uint32_t id = 0; id < s.n_windows; ++id) {
+            while (li + 1 < rb.levels.size() && static_cast<std::uint64_t>(rb.levels[li + 1].win0) <= id) ++li;
+            r.detections.push_back(window_detection(rb.levels[li], static_cast<int>(li), id, s.h_win_score.p[id], s.h_win_stage.p[id],
+                                                    model, params));
+        }
+        return rb;
     }
     const std::uint32_t accepted = s.h_counts.p[n_launches - 1];
+    rb.accepted.resize(accepted);
+    std::copy(s.h_out.p, s.h_out.p + std::min(accepted, kOutInGraph), rb.accepted.begin());
     if (accepted > kOutInGraph)
-        CK(cudaMemcpy(s.h_out.p + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
+        CK(cudaMemcpy(rb.accepted.data() + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
                       cudaMemcpyDeviceToHost));
-    OutEntry* out = s.h_out.p;  // in survivor order; sorted by id, it is the CPU's order
-    std::sort(out, out + accepted, [](const OutEntry& a, const OutEntry& b) { return a.id < b.id; });
-    r.detections.reserve(accepted);
-    for (std::uint32_t i = 0; i < accepted; ++i) r.detections.push_back(window(out[i].id, out[i].score, static_cast<int>(n_stages)));
-    return r;
+    return rb;
 }
 
+DetectResult finish(Readback&& rb, const CascadeModel& model, const DetectParams& params) {
+    DetectResult r = std::move(rb.result);
+    if (params.keep_rejected) return r;
+    std::vector<OutEntry>& out = rb.accepted;  // in survivor order; sorted by id, it is the CPU's order
+    std::sort(out.begin(), out.end(), [](const OutEntry& a, const OutEntry& b) { return a.id < b.id; });
+    r.detections.reserve(out.size());
+    std::size_t li = 0;  // ids in increasing order: the level only moves forward
+    for (const OutEntry& e : out) {
+        while (li + 1 < rb.levels.size() && static_cast<std::uint64_t>(rb.levels[li + 1].win0) <= e.id) ++li;
+        r.detections.push_back(window_detection(rb.levels[li], static_cast<int>(li), e.id, e.score, rb.stages, model, params));
+    }
+    return r;
+}
 
 }  // namespace cascadekit::cuda

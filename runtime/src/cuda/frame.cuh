@@ -118,6 +118,13 @@ struct Slot {
 // Accepted windows copied back inside the graph; more are fetched after it (rare).
 constexpr std::uint32_t kOutInGraph = 4096;
 
+// Whether the slot's pyramid, tables and graph are those of frames like `image` (size, channels,
+// order): prepare() then does nothing. Re-preparing re-plans the pyramid, uploads its tables,
+// waits for the slot's stream and, with graphs, captures and instantiates a new one.
+inline bool prepared_for(const Slot& s, const ImageView& image) {
+    return s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order;
+}
+
 // Sizes the slot's buffers and tables for a frame; allocates only when the size grows. Throws
 // DetectError (before touching the slot) when no pyramid level fits the window.
 void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine);
@@ -127,7 +134,28 @@ void stage_input(Slot& s, const Engine& engine, const ImageView& image);
 void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEvents* events);
 // enqueue(), captured into the slot's graph on its first frame and replayed after (options.use_graph).
 void launch(Slot& s, const Engine& engine, const DetectParams& params);
+// A frame's result as read back, before it is put in the CPU's order: all finish() needs, apart
+// from the slot, so that the slot can take its next frame meanwhile and a batch's frames can be
+// finished in parallel (with many accepted windows, as in the trainer's first bootstrapping
+// passes, sorting them is most of a frame's host time).
+struct Readback {
+    DetectResult result;             // the stats; with keep_rejected also every window, in order
+    std::vector<OutEntry> accepted;  // otherwise the accepted windows, in survivor order
+    int stages = 0;                  // what an accepted window passed
+    struct Level {
+        long long win0;  // first window id
+        int cols;
+        double scale;
+        int pad;
+    };
+    std::vector<Level> levels;
+};
 // Waits for the frame and reads its result back.
-DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params);
+Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params);
+// The accepted windows as detections in the CPU's order.
+DetectResult finish(Readback&& r, const CascadeModel& model, const DetectParams& params);
+inline DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params) {
+    return finish(read_back(s, engine, model, params), model, params);
+}
 
 }  // namespace cascadekit::cuda

@@ -75,4 +75,8 @@ void stage_gray(std::uint8_t* dst, const ImageView& image) {
     });
 }
 
+void parallel_for_each(std::size_t n, const std::function<void(std::size_t)>& f) {
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { f(i); });
+}
+
 }  // namespace cascadekit::cuda

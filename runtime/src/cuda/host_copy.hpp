@@ -3,6 +3,7 @@
 // C++: built in every configuration, so that CPU-only builds test it (tests/runtime_test.cpp).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "cascadekit/features/image.hpp"
 
@@ -27,5 +28,9 @@ void stage_gray(std::uint8_t* dst, const ImageView& image);
 // memcpy(dst, src, n) with streaming stores for the 16-byte-aligned part of dst where the CPU has
 // them, followed by a store fence; a plain memcpy elsewhere.
 void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
+
+// f(0), …, f(n − 1), in parallel (TBB, the caller's arena): a batch's host work frame by frame,
+// from code that nvcc compiles.
+void parallel_for_each(std::size_t n, const std::function<void(std::size_t)>& f);
 
 }  // namespace cascadekit::cuda

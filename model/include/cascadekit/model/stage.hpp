@@ -7,6 +7,7 @@
 //
 // Thread safety: a const Stage may be read from any number of threads. Copies share their data
 // until one is changed through get_if/as (copy on write), so copying a model is cheap.
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
@@ -118,5 +119,9 @@ std::string stage_path(std::size_t index);
 std::string index_path(const std::string& dataset, std::size_t i);  // "dataset[i]"
 void require_finite(float value, const std::string& path);
 void require_bounded(float value, const std::string& path);  // finite, |value| <= kMaxModelMagnitude
+// What require_bounded requires, without a path: loops over a stage's values test this first and
+// build a value's path only for the message (building every path took 50 ms a validation of a
+// 2048-table WaldBoost sequence, and every detector validates its model).
+inline bool bounded(float value) { return std::isfinite(value) && std::fabs(value) <= kMaxModelMagnitude; }
 
 }  // namespace cascadekit

@@ -204,6 +204,10 @@ public:
     // Everything the detector allocates lives on options.device, and every call runs there
     // (the caller's current device is restored after each call).
     CudaDetector(CascadeModel model, DetectParams params, CudaOptions options = {});
+    // The frame slots (a stream with its pinned and device buffers, grown to the largest frames
+    // served) outlive the detector: up to 16 a device wait for the next detector on that device,
+    // which then allocates nothing for frames no larger (the trainer builds a detector for every
+    // bootstrapping pass). They are released when the process ends.
     ~CudaDetector() override;
     CudaDetector(const CudaDetector&) = delete;
     CudaDetector& operator=(const CudaDetector&) = delete;
