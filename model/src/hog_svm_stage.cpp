@@ -17,8 +17,7 @@ void HogSvmStage::validate(const CascadeModel& m, const std::string& base) const
         if (l.block.w % 2 != 0 || l.block.h % 2 != 0)
             throw ModelError(at, "block " + rect_text(l.block) + " has an odd side; 2x2 cells need even sides");
         for (std::size_t k = 0; k < l.weights.size(); ++k)
-            if (!bounded(l.weights[k]))
-                require_bounded(l.weights[k], index_path(base + "/weights", i) + "[" + std::to_string(k) + "]");
+            require_bounded(l.weights[k], [&] { return index_path(base + "/weights", i) + "[" + std::to_string(k) + "]"; });
         require_bounded(l.bias, index_path(base + "/bias", i));
         require_bounded(l.alpha, index_path(base + "/alpha", i));
         any_vote = any_vote || l.alpha != 0.0f;

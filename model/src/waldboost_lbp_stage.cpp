@@ -20,9 +20,8 @@ void WaldBoostLbpStage::validate(const CascadeModel& m, const std::string& base)
             throw ModelError(index_path(base + "/cells", i), "3x3 grid of cells " + detail::rect_text(c.cell) +
                                                                  " is not inside the " + detail::window_text(m));
         for (std::size_t k = 0; k < c.responses.size(); ++k)
-            if (!bounded(c.responses[k]))
-                require_bounded(c.responses[k], index_path(base + "/responses", i) + "[" + std::to_string(k) + "]");
-        if (!bounded(c.reject_threshold)) require_bounded(c.reject_threshold, index_path(base + "/reject_thresholds", i));
+            require_bounded(c.responses[k], [&] { return index_path(base + "/responses", i) + "[" + std::to_string(k) + "]"; });
+        require_bounded(c.reject_threshold, [&] { return index_path(base + "/reject_thresholds", i); });
     }
 }
 
