@@ -577,7 +577,8 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
     REQUIRE_GPU();
     int run = 0;
     for (int learners : {3, 40}) {
-        CascadeModel m = random_model(300u + static_cast<unsigned>(run), 4, learners, 6);
+        // Stages 2 and 4 nested (HogSvmStage::carry): their margins add a share of the running score.
+        CascadeModel m = nest_stages(random_model(300u + static_cast<unsigned>(run), 4, learners, 6));
         if (learners == 40) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels for the HoG planes
         if (learners == 3) m.hog.votes = OrientationVotes::Split;  // orientation votes split between two bins
         if (learners == 40) m.hog.channels = GradientChannels::Colour;  // gradients from the strongest colour plane
@@ -587,7 +588,7 @@ TEST(GpuDetector, HybridModelsMatchTheCpuWithBothWaysOfBuildingHogBlocks) {
         p.stride = 8;
         p.scale_step = 1.2;
         for (PrefixPlanes planes : {PrefixPlanes::SurvivorBlocks, PrefixPlanes::EveryLevel}) {
-            const std::string what = "hybrid " + std::to_string(learners) + " learners a stage, votes " +
+            const std::string what = "nested hybrid " + std::to_string(learners) + " learners a stage, votes " +
                                      std::string(kOrientationVotesNames.name(m.hog.votes)) + ", " +
                                      std::string(kGradientChannelsNames.name(m.hog.channels)) + ", " +
                                      (planes == PrefixPlanes::EveryLevel ? "integral histograms" : "survivor blocks");
@@ -636,6 +637,7 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
     for (BlockNorm norm : {BlockNorm::L2, BlockNorm::L2Hys, BlockNorm::L1Sqrt})
         for (int learners : {3, 40}) {  // thread-per-window and warp-per-window stages
             CascadeModel m = random_model(100u + static_cast<unsigned>(run), 4, learners, 0);
+            if (run >= 3) m = nest_stages(m);  // stages 2 (and 4) nested: thread-, warp- and tail-summed stages
             m.hog.norm = norm;
             if (run % 2 == 1) m.hog.gamma = GrayGamma::Sqrt;  // square-root gray levels before the gradients
             if (run == 2 || run == 5) m.hog.votes = OrientationVotes::Split;  // votes split between two bins
@@ -648,7 +650,7 @@ TEST(GpuDetector, RandomModelsMatchTheCpuWindowByWindow) {
             p.stride = 4 + 4 * (run % 2);
             p.scale_step = 1.1;
             p.level_pad = run % 3 == 1 ? 16 : 0;
-            const std::string what = "random model " + std::to_string(run) + " (" + std::string(to_string(norm)) + ", " +
+            const std::string what = "random model " + std::to_string(run) + (run >= 3 ? " nested" : "") + " (" + std::string(to_string(norm)) + ", " +
                                      std::to_string(learners) + " learners a stage, gamma " +
                                      std::string(kGrayGammaNames.name(m.hog.gamma)) + ", votes " +
                                      std::string(kOrientationVotesNames.name(m.hog.votes)) + ", " +

@@ -45,6 +45,7 @@ void expect_bit_identical(const CascadeModel& a, const CascadeModel& b) {
         if (const auto* ha = a.stages[s].get_if<HogSvmStage>()) {
             const auto& hb = b.stages[s].as<HogSvmStage>();
             EXPECT_TRUE(same_bits(ha->threshold, hb.threshold));
+            EXPECT_TRUE(same_bits(ha->carry, hb.carry));
             for (std::size_t i = 0; i < ha->learners.size(); ++i) {
                 EXPECT_TRUE(same_bits(ha->learners[i].weights, hb.learners[i].weights));
                 EXPECT_TRUE(same_bits(ha->learners[i].bias, hb.learners[i].bias));
@@ -318,9 +319,38 @@ TEST_F(ModelFile, ClippedVoteStagesRoundTripAsSchema7) {
     expect_error("/stages/003@vote_mode", "unknown vote mode 'tanh' (expected binary, margin or clipped)");
 }
 
+// Nested stages (schema 8): @carry round trips, only on the stages that have one; models
+// without one keep their schema; a negative or huge carry is refused by name.
+TEST_F(ModelFile, NestedStagesRoundTripAsSchema8) {
+    const CascadeModel m = nest_stages(full_model());  // /stages/002 nested (the LBP stage is 000)
+    ASSERT_NE(m.stages[2].as<HogSvmStage>().carry, 0.0f);
+    save_model(m, path_);
+    EXPECT_EQ(file_bytes(path_)[20], 8);
+    const CascadeModel loaded = load_model(path_);
+    expect_bit_identical(m, loaded);
+    EXPECT_EQ(loaded.stages[2].as<HogSvmStage>().carry, 0.25f);
+    EXPECT_EQ(loaded.stages[1].as<HogSvmStage>().carry, 0.0f);
+    edit(path_, [](hid_t f) {
+        hid_t g = H5Gopen2(f, "/stages/001", H5P_DEFAULT);
+        EXPECT_EQ(H5Aexists(g, "carry"), 0);  // written only where it is not 0
+        H5Gclose(g);
+    });
+    for (const auto& [carry, problem] : {std::pair{-0.5f, "negative carry"}, std::pair{3e38f, "is out of range"}}) {
+        save_model(m, path_);
+        edit(path_, [carry](hid_t f) {
+            hid_t g = H5Gopen2(f, "/stages/002", H5P_DEFAULT);
+            set_float_attr(g, "carry", carry);
+            H5Gclose(g);
+        });
+        expect_error("/stages/002@carry", problem);
+    }
+    save_model(full_model(), path_);
+    EXPECT_EQ(file_bytes(path_)[20], 3);
+}
+
 TEST_F(ModelFile, FutureSchemaVersion) {
-    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 8); });
-    expect_error("/@schema_version", "schema version 8 is newer than this build of cascadekit supports (7)");
+    edit(path_, [](hid_t f) { set_int_attr(f, "schema_version", 9); });
+    expect_error("/@schema_version", "schema version 9 is newer than this build of cascadekit supports (8)");
 }
 
 TEST_F(ModelFile, SchemaVersionDisagreesWithTheHeader) {

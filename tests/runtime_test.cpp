@@ -60,6 +60,7 @@ RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const Gr
                                                          : l.alpha * std::clamp(margin, -1.0, 1.0);
             }
             score -= hog->threshold;
+            score += hog->carry * out.cleared;  // a nested stage
         } else {
             const auto& wb = m.stages[s].as<WaldBoostLbpStage>();
             double h = 0;
@@ -88,7 +89,8 @@ RefWindow reference_window(const CascadeModel& m, const GrayImage& img, const Gr
             out.rejected_at = static_cast<int>(s);
             return out;
         }
-        out.cleared += score;
+        const auto* nested = m.stages[s].get_if<HogSvmStage>();
+        out.cleared = nested && nested->carry != 0 ? score : out.cleared + score;  // a nested stage's margin replaces the running score
     }
     return out;
 }
@@ -193,12 +195,13 @@ TEST(CpuDetector, StatisticsAddUp) {
     EXPECT_GT(r.detections.size(), 0u);
 }
 
-// Also with square-root gray levels for the HoG features (HogParams::gamma): the reference maps
+// Also with nested stages (HogSvmStage::carry), with square-root gray levels for the HoG features (HogParams::gamma): the reference maps
 // each resampled level through the table, then takes its plain gradients; and with split votes
 // (HogParams::votes), which the reference adds pixel by pixel to both bins.
 TEST(CpuDetector, AgreesWithAPlainReferenceOnEveryWindow) {
     for (unsigned seed : {41u, 42u, 43u, 44u}) {
         CascadeModel m = random_model(seed, 4, 4, 6);  // binary, margin, binary, clipped votes
+        if (seed % 2 == 0) m = nest_stages(m);          // stages 2 and 4 (the LBP stage is 0) nested
         m.hog.epsilon = 0.5f;
         if (seed >= 43u) m.hog.gamma = GrayGamma::Sqrt;
         if (seed == 44u) m.hog.votes = OrientationVotes::Split;

@@ -135,6 +135,13 @@ inline CascadeModel random_model(unsigned seed, int hog_stages, int learners, in
     return m;
 }
 
+// Makes hog_svm stages 2, 4, 6, … (counting from 0) nested (HogSvmStage::carry): each adds `carry` times the running score to its margin.
+inline CascadeModel nest_stages(CascadeModel m, float carry = 0.25f) {
+    for (std::size_t s = 2; s < m.stages.size(); s += 2)
+        if (auto* h = m.stages[s].get_if<HogSvmStage>()) h->carry = carry;
+    return m;
+}
+
 // The planes as interleaved B, G, R bytes (an ImageView of w × h, 3 channels, ChannelOrder::BGR).
 inline std::vector<std::uint8_t> bgr_bytes(const ColourPlanes& planes) {
     const std::size_t n = planes.r.pixels.size();

@@ -8,7 +8,9 @@
 
 #include <fstream>
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <iterator>
 #include <random>
 
@@ -17,6 +19,7 @@
 #include "cascadekit/io/stage_codec.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
@@ -353,6 +356,98 @@ TEST(Trainer, MarginVotesTakeTheAlphaOfLeastZAndKeepDMin) {
   }
 }
 
+// boosting.nested (Huang et al. 2004; Xiao et al. 2003): every stage after the first starts
+// from the running score of the stages before it, weighted by its carry. The threshold helpers
+// first: the pass limit is exactly where the detector's float test flips; the running score's
+// weight minimises its loss, and is 0 when the score does not separate the classes. Then a
+// training: each stage keeps d_min of the training positives that the stages before it keep, as
+// the detector tests them; held-out far better than chance; resume and thread count change no byte.
+TEST(Trainer, NestedStagesStartFromTheRunningScoreAndKeepDMin) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (int i = 0; i < 20000; ++i) {
+        const float scale = std::pow(10.0f, 3.0f * u(rng));
+        const float sum = scale * u(rng), carried = i % 3 == 0 ? -sum * (1.0f + 1e-6f * u(rng)) : scale * std::abs(u(rng));
+        const float limit = detail::nested_pass_limit(sum, carried);
+        ASSERT_TRUE((sum - limit) + carried >= 0.0f) << sum << " " << carried;
+        const float above = std::nextafter(limit, std::numeric_limits<float>::infinity());
+        ASSERT_FALSE((sum - above) + carried >= 0.0f) << sum << " " << carried;
+    }
+    {
+        std::vector<float> running;
+        std::vector<int> labels;
+        std::vector<double> weights;
+        std::normal_distribution<float> noise(0.0f, 1.0f);
+        for (int i = 0; i < 600; ++i) {
+            labels.push_back(i % 2 == 0 ? 1 : -1);
+            running.push_back(std::abs((labels.back() > 0 ? 2.0f : 1.0f) + 0.8f * noise(rng)));
+            weights.push_back(1.0);
+        }
+        const auto loss = [&](double b) {
+            double p = 0, n = 0;
+            for (std::size_t i = 0; i < running.size(); ++i) (labels[i] > 0 ? p : n) += weights[i] * std::exp(-b * labels[i] * running[i]);
+            return std::log(p) + std::log(n);
+        };
+        const double beta = detail::running_score_weight(running, labels, weights);
+        EXPECT_GT(beta, 0.1);
+        for (double b = 0; b <= 5; b += 1e-3) EXPECT_LE(loss(beta), loss(b) + 1e-9) << "loss(" << b << ") is lower";
+        for (int& l : labels) l = -l;  // the score now favours the negatives
+        EXPECT_EQ(detail::running_score_weight(running, labels, weights), 0.0);
+    }
+    SyntheticData d = make_data("trainer_nested");
+    TrainConfig cfg = tiny_config();
+    cfg.boosting.nested = true;
+    cfg.text += "\n# nested\n";
+    TrainOptions opt;
+    opt.model_out = d.dir / "nested.h5";
+    opt.created_utc = "2026-11-27T00:00:00Z";
+    Quiet obs;
+    EXPECT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_GE(m.stages.size(), 3u);
+    EXPECT_EQ(m.stages[0].as<HogSvmStage>().carry, 0.0f);
+    float most = 0.0f;
+    for (const Stage& st : m.stages) most = std::max(most, st.as<HogSvmStage>().carry);
+    EXPECT_GT(most, 0.0f) << "no stage uses the running score";
+    // Each stage as the detector tests it: of the crops the stages before it keep, ≥ d_min pass.
+    const std::size_t n = d.train.positives.size();
+    std::vector<float> running(n, 0.0f);
+    std::vector<std::uint8_t> alive(n, 1);
+    std::vector<LevelFeatures> crops(n);
+    for (std::size_t i = 0; i < n; ++i) compute_image_features(read_pgm(d.train.positives[i].path), {true, false}, m.hog.gradient(), crops[i]);
+    for (std::size_t s = 0; s < m.stages.size(); ++s) {
+        const HogSvmStage& h = m.stages[s].as<HogSvmStage>();
+        std::size_t before = 0, kept = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!alive[i]) continue;
+            float margin = hog_stage_sum(h, m.hog, crops[i].hog, 8, 8) - h.threshold;
+            if (h.carry != 0.0f) margin = margin + h.carry * running[i];
+            ++before;
+            kept += margin >= 0.0f;
+            alive[i] = margin >= 0.0f;
+            running[i] = h.carry != 0.0f ? margin : running[i] + margin;
+        }
+        const auto allowed = static_cast<std::size_t>(std::floor((1.0 - cfg.boosting.d_min) * static_cast<double>(before) + 1e-9));
+        EXPECT_GE(kept + allowed, before) << "stage " << s + 1 << " carry " << h.carry;
+    }
+    // The detector agrees on which crops the whole cascade keeps, and on their scores.
+    const CascadeEvaluator eval(m);
+    for (std::size_t i = 0; i < n; ++i) {
+        const WindowOutcome o = eval.evaluate(crops[i], 8, 8);
+        ASSERT_EQ(o.rejected_at < 0, alive[i] != 0) << "crop " << i;
+        if (alive[i]) {
+            EXPECT_EQ(o.score, running[i]) << "crop " << i;
+        }
+    }
+    const auto [detection, fppw] = held_out_rates(m, d);
+    std::printf("nested, held-out: detection %.3f, false positives per window %.5f, %zu stages\n", detection, fppw, m.stages.size());
+    EXPECT_GE(detection, 0.6);
+    EXPECT_LE(fppw, 0.005);
+    EXPECT_GT(detection, 100 * fppw);
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 2);
+    expect_same_bytes_with_threads(cfg, d, opt, 1);
+}
+
 // boosting.vote_sequence: each stage votes as its entry says (the last repeating). The first
 // stage is the all-clipped run's, byte for byte; the later ones are binary; resume, which restarts
 // inside the second stage, keeps each stage's votes.
@@ -619,6 +714,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"waldboost: {calibration_every: 1}", "x.yaml: waldboost.calibration_every: must be 0 (off) or >= 2"},
         {"waldboost: {calibration_every: 4}", "x.yaml: waldboost.calibration_every: only waldboost_lbp stages use it"},
         {"boosting: {stop_when_stalled: -1}", "x.yaml: boosting.stop_when_stalled: must be >= 0"},
+        {"boosting: {nested: true, stage_sequence: [waldboost_lbp, hog_svm]}", "x.yaml: boosting.nested: nests hog_svm stages"},
+        {"boosting: {nested: 2}", "x.yaml: boosting.nested: has the wrong type"},
         {"boosting: {vote: real}", "x.yaml: boosting.vote: must be binary, margin or clipped"},
         {"boosting: {vote_sequence: [clipped, real]}", "x.yaml: boosting.vote_sequence: entry 'real' must be binary, margin or clipped"},
         {"boosting: {vote: binary, vote_sequence: [clipped]}", "x.yaml: boosting.vote_sequence: give either boosting.vote"},

@@ -225,6 +225,9 @@ public:
     Hdf5StageIn(const Reader& r, hid_t group, std::string path) : r_(r), g_(group), path_(std::move(path)) {}
     std::string attr_string(const char* name) override { return r_.read_string(g_, path_, name); }
     float attr_float(const char* name) override { return r_.read_float(g_, path_, name); }
+    float attr_float_optional(const char* name, float absent) override {
+        return H5Aexists(g_, name) > 0 ? r_.read_float(g_, path_, name) : absent;
+    }
     std::vector<std::int32_t> ints(const char* name, int rank, std::size_t cols, std::optional<std::size_t> rows,
                                    std::size_t& rows_out) override {
         return table<std::int32_t>(name, rank, cols, rows, rows_out);
@@ -470,6 +473,9 @@ private:
             w_.attr_string(g_, name, v, path_ + "@" + name);
         }
         void attr_float(const char* name, float v) override { w_.attr_float(g_, name, v, path_ + "@" + name); }
+        void attr_float_optional(const char* name, float v, float absent) override {
+            if (v != absent) attr_float(name, v);
+        }
         void ints(const char* name, const std::vector<std::int32_t>& v, std::size_t rows, std::size_t cols, int rank) override {
             w_.dataset(g_, name, v, rows, cols, rank, path_ + "/" + name);
         }
@@ -721,6 +727,8 @@ CascadeModel load_model_unverified(const std::filesystem::path& file) {
 }
 
 int model_schema_version(const CascadeModel& model) {
+    for (const Stage& s : model.stages)
+        if (const auto* h = s.get_if<HogSvmStage>(); h != nullptr && h->carry != 0.0f) return 8;
     for (const Stage& s : model.stages)
         if (const auto* h = s.get_if<HogSvmStage>(); h != nullptr && h->vote == VoteMode::Clipped) return 7;
     if (model.hog.channels != GradientChannels::Gray) return 6;

@@ -8,6 +8,8 @@ namespace cascadekit {
 void HogSvmStage::validate(const CascadeModel& m, const std::string& base) const {
     using detail::rect_text;
     require_bounded(threshold, base + "@threshold");
+    require_bounded(carry, base + "@carry");
+    if (carry < 0.0f) throw ModelError(base + "@carry", "negative carry " + std::to_string(carry) + " (a nested stage adds a share >= 0 of the running score)");
     bool any_vote = false;
     for (std::size_t i = 0; i < learners.size(); ++i) {
         const HogLearner& l = learners[i];

@@ -3,6 +3,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "cascadekit/features/block_math.hpp"
+#include "cascadekit/model/hog_svm_stage.hpp"
+
 namespace cascadekit {
 
 void compute_level_features(const GrayImage& level, FeatureNeeds needs, GradientParams gradient, LevelFeatures& out,
@@ -39,6 +42,8 @@ CascadeEvaluator::CascadeEvaluator(const CascadeModel& model) : model_(model) {
                                         "' has no CPU evaluator in this build");
         needs_ |= kind->needs;
         stages_.push_back(kind->make(stage, model_));
+        const auto* hog = stage.get_if<HogSvmStage>();
+        carry_.push_back(hog != nullptr ? hog->carry : 0.0f);
     }
     FeatureNeeds so_far;
     for (std::size_t s = 0; s < model_.stages.size(); ++s) {
@@ -61,19 +66,21 @@ void StageEvaluator::evaluate_windows(const LevelFeatures& f, const int* xs, int
     for (int k = 0; k < count; ++k) out[k] = evaluate(f, xs[k], y);
 }
 
-namespace {
-// Folds one stage's outcome into a window's progress; false when the stage rejected it.
-bool fold(const StageOutcome& o, std::size_t stage, WindowProgress& p) {
+// Folds one stage's outcome into a window's progress; false when the stage rejected it. A nested
+// stage (carry != 0) adds carry × the running score to its margin, which then replaces the
+// running score; another stage's margin adds to it.
+bool CascadeEvaluator::fold(const StageOutcome& o, std::size_t stage, WindowProgress& p) const {
     p.outcome.weak_evaluated += o.weak_evaluated;
-    p.outcome.score = o.score;
-    if (o.score < 0.0f) {
+    const float carry = carry_[stage];
+    const float score = carry == 0.0f ? o.score : block_math::carried(o.score, carry, p.cleared);
+    p.outcome.score = score;
+    if (score < 0.0f) {
         p.outcome.rejected_at = static_cast<int>(stage);
         return false;
     }
-    p.cleared += o.score;
+    p.cleared = carry == 0.0f ? p.cleared + score : score;
     return true;
 }
-}  // namespace
 
 template <class XOf>
 void CascadeEvaluator::run_alive(const LevelFeatures& f, XOf xs_of, int y, std::size_t begin, std::size_t end,

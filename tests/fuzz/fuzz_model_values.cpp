@@ -46,6 +46,7 @@ CascadeModel base_model() {
     for (int s = 0; s < 3; ++s) {  // one stage of each vote mode
         HogSvmStage st;
         st.vote = s == 0 ? VoteMode::Binary : s == 1 ? VoteMode::Margin : VoteMode::Clipped;
+        st.carry = s == 2 ? 0.5f : 0.0f;  // the last one nested
         for (int i = 0; i < 3; ++i) {
             HogLearner l;
             l.block = pool[static_cast<std::size_t>(97 * (s * 3 + i) + 11) % pool.size()];
@@ -96,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (auto* h = m.stages[s].get_if<HogSvmStage>()) {
                 const std::size_t l = h->learners.empty() ? 0 : in.u8() % h->learners.size();
                 switch (op % 12) {
-                case 6: h->threshold = in.f32(); break;
+                case 6: ((in.u8() & 1) != 0 ? h->carry : h->threshold) = in.f32(); break;
                 case 7: if (!h->learners.empty()) h->learners[l].block = {in.i32(), in.i32(), in.i32(), in.i32()}; break;
                 case 8: if (!h->learners.empty()) h->learners[l].weights[in.u8() % kBlockDims] = in.f32(); break;
                 case 9: if (!h->learners.empty()) h->learners[l].alpha = in.f32(); break;

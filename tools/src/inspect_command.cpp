@@ -40,10 +40,12 @@ void print_model(const std::string& path, const CascadeModel& m) {
     std::size_t total = 0;
     for (std::size_t s = 0; s < m.stages.size(); ++s) {
         total += m.stages[s].size();
-        if (const auto* h = m.stages[s].get_if<HogSvmStage>())
-            std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "hog_svm", h->learners.size(),
+        if (const auto* h = m.stages[s].get_if<HogSvmStage>()) {
+            std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g", s + 1, stage_path(s).c_str(), "hog_svm", h->learners.size(),
                         h->vote == VoteMode::Binary ? "binary" : h->vote == VoteMode::Margin ? "margin" : "clipped", h->threshold);
-        else {
+            if (h->carry != 0.0f) std::printf("  nested, carry %.6g", h->carry);  // + carry x the running score
+            std::printf("\n");
+        } else {
             const auto& w = m.stages[s].as<WaldBoostLbpStage>();
             std::printf("  %5zu  %-11s  %-13s  %8zu  %-6s  %12.6g\n", s + 1, stage_path(s).c_str(), "waldboost_lbp", w.weak.size(), "-",
                         w.final_threshold);

@@ -30,9 +30,9 @@ public:
                      r.detection_rate, r.fp_rate, r.weighted_error, duration(r.seconds), duration(r.eta_seconds));
     }
     void on_stage(const StageReport& s) override {
-        spdlog::info("stage {:2d} done: {} learners, threshold {:.4g}, d {:.4f}, f {:.4f}, F {:.3g}, {} negatives "
+        spdlog::info("stage {:2d} done: {} learners, threshold {:.4g}{}, d {:.4f}, f {:.4f}, F {:.3g}, {} negatives "
                      "(mined in {}), peak memory {:.0f} MiB",
-                     s.stage, s.learners, s.threshold, s.detection_rate, s.fp_rate, s.cascade_fp_rate, s.negatives,
+                     s.stage, s.learners, s.threshold, s.carry != 0.0f ? fmt::format(", carry {:.4g}", s.carry) : std::string(), s.detection_rate, s.fp_rate, s.cascade_fp_rate, s.negatives,
                      duration(s.mining_seconds), s.peak_memory_mb);
     }
     void on_mining(const MiningProgress& p) override {

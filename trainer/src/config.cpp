@@ -154,6 +154,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     std::vector<std::string> vote_sequence;
     r.get("boosting.vote_sequence", vote_sequence);
     r.get("boosting.stop_when_stalled", b.stop_when_stalled);
+    r.get("boosting.nested", b.nested);
     WaldBoostConfig& wb = c.waldboost;
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
     r.get("waldboost.alpha", wb.alpha);
@@ -322,6 +323,12 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     for (const std::string& k : b.stage_sequence)
         if (c.kind == TrainKind::Cascade) require_trainer("boosting.stage_sequence", k);
     if (!c.data.jitter_only_for.empty()) require_trainer("data.jitter_only_for", c.data.jitter_only_for);
+    if (b.nested && c.kind == TrainKind::Cascade) {
+        const auto hog = [](const std::string& k) { return k == "hog_svm"; };
+        if (b.stage_sequence.empty() ? !hog(b.stage_kind) : !std::all_of(b.stage_sequence.begin(), b.stage_sequence.end(), hog))
+            r.fail("boosting.nested", "nests hog_svm stages on the hog_svm stages before them: every stage must be a hog_svm stage "
+                                      "(a hybrid's LBP prefix cannot be nested on)");
+    }
     if (c.kind == TrainKind::Cascade && !b.final_stage.empty()) {
         require_trainer("boosting.final_stage", b.final_stage);
         const bool repeats = b.stage_sequence.empty() ? b.stage_kind == b.final_stage

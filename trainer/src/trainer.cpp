@@ -132,7 +132,7 @@ private:
     // WaldBoost stages, boosting.calibration_every for the others.
     StageContext context() const {
         const std::vector<std::uint8_t>& mask = trainer_kind_ == "waldboost_lbp" ? wald_calibration_ : calibration_;
-        return {cfg_, stage_number(), positives(), ck_.negatives.size(), mask.empty() ? nullptr : &mask};
+        return {cfg_, stage_number(), positives(), ck_.negatives.size(), mask.empty() ? nullptr : &mask, &ck_.stages};
     }
     // The positives the current stage trainer sees: crops [0, positives()) (data.jitter_only_for:
     // the jittered copies, which follow the crops, only for that trainer's stages).
@@ -308,6 +308,7 @@ private:
         s.stage = stage;
         s.learners = static_cast<int>(trainer_->size());
         s.threshold = trainer_->threshold();
+        if (const auto* h = ck_.stages.back().get_if<HogSvmStage>()) s.carry = h->carry;
         s.detection_rate = trainer_->detection_rate();
         s.fp_rate = trainer_->fp_rate();
         s.cascade_fp_rate = ck_.cascade_fp_rate;

@@ -1,4 +1,4 @@
-// hog_svm in a model file (docs/model-file.md): @vote_mode, @threshold, blocks [n,4] int32,
+// hog_svm in a model file (docs/model-file.md): @vote_mode, @threshold, @carry (schema 8, when not 0), blocks [n,4] int32,
 // weights [n,36], bias [n], alpha [n] float32.
 #include "cascadekit/model/hog_svm_stage.hpp"
 #include "stage_codecs.hpp"
@@ -12,6 +12,7 @@ StageCodec hog_svm_codec() {
         const auto& st = stage.as<HogSvmStage>();
         out.attr_string("vote_mode", st.vote == VoteMode::Binary ? "binary" : st.vote == VoteMode::Margin ? "margin" : "clipped");
         out.attr_float("threshold", st.threshold);
+        out.attr_float_optional("carry", st.carry, 0.0f);  // schema 8: nested stages
         std::vector<std::int32_t> blocks;
         std::vector<float> weights, bias, alpha;
         for (const HogLearner& l : st.learners) {
@@ -34,6 +35,7 @@ StageCodec hog_svm_codec() {
         else if (mode == "clipped") st.vote = VoteMode::Clipped;
         else in.fail("@vote_mode", "unknown vote mode '" + mode + "' (expected binary, margin or clipped)");
         st.threshold = in.attr_float("threshold");
+        st.carry = in.attr_float_optional("carry", 0.0f);
         std::size_t n = 0, unused = 0;
         const auto blocks = in.ints("blocks", 2, 4, std::nullopt, n);
         const auto weights = in.floats("weights", 2, kBlockDims, n, unused);

@@ -12,6 +12,7 @@ public:
     explicit WireOut(ByteWriter& o) : o_(o) {}
     void attr_string(const char*, const std::string& v) override { o_.str(v); }
     void attr_float(const char*, float v) override { o_.pod(v); }
+    void attr_float_optional(const char*, float v, float) override { o_.pod(v); }
     void ints(const char*, const std::vector<std::int32_t>& v, std::size_t rows, std::size_t, int) override {
         o_.pod<std::uint64_t>(rows);
         for (std::int32_t x : v) o_.pod(x);
@@ -30,6 +31,7 @@ public:
     explicit WireIn(ByteReader& in) : in_(in) {}
     std::string attr_string(const char*) override { return in_.str(); }
     float attr_float(const char*) override { return in_.pod<float>(); }
+    float attr_float_optional(const char*, float) override { return in_.pod<float>(); }
     std::vector<std::int32_t> ints(const char* name, int, std::size_t cols, std::optional<std::size_t> rows,
                                    std::size_t& rows_out) override {
         return table<std::int32_t>(name, cols, rows, rows_out);

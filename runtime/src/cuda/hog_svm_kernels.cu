@@ -28,8 +28,18 @@ struct DevLearner {
 struct DevStage {
     int count;  // learners
     float threshold;
-    int vote;  // block_math::vote rule
+    int vote;     // block_math::vote rule
+    float carry;  // HogSvmStage::carry (0: not nested)
 };
+
+// The stage's margin as the CPU's CascadeEvaluator forms it: sum − threshold, and for a nested
+// stage plus carry × the window's running score (win_score, which record() keeps; the nested
+// stage's margin then replaces it: record(…, replace)).
+__device__ __forceinline__ float stage_margin(const SurvivorArgs& a, const DevStage& s, std::uint32_t id, float sum) {
+    const float m = sum - s.threshold;
+    if (s.carry == 0.0f) return m;
+    return block_math::carried(m, s.carry, a.stage_index == 0 ? 0.0f : a.win_score[id]);
+}
 
 // What a hog_svm stage kernel reads besides the survivors.
 struct HogStageArgs {
@@ -112,9 +122,9 @@ __global__ void __launch_bounds__(kThreads) stage_thread_kernel(SurvivorArgs a, 
             hog_window_origin(a, h, id, origin, pitch);
             float sum = 0.0f;
             for (int k = 0; k < h.stage.count; ++k) sum += learner_vote(h.learners[k], h, origin, pitch);
-            const float score = sum - h.stage.threshold;
+            const float score = stage_margin(a, h.stage, id, sum);
             pass = score >= 0.0f;
-            record(a, id, score, pass);
+            record(a, id, score, pass, h.stage.carry != 0.0f);
         }
         append(a, i, loop_n, id, pass);
     }
@@ -135,10 +145,10 @@ __global__ void __launch_bounds__(kThreads) stage_warp_kernel(SurvivorArgs a, Ho
             const int lim = min(32, h.stage.count - c0);
             for (int j = 0; j < lim; ++j) sum += __shfl_sync(kFullMask, vote, j);
         }
-        const float score = sum - h.stage.threshold;
+        const float score = stage_margin(a, h.stage, id, sum);
         const bool pass = score >= 0.0f;
         if (lane == 0) {
-            record(a, id, score, pass);
+            record(a, id, score, pass, h.stage.carry != 0.0f);
             append_one(a, w, id, pass);
         }
     });
@@ -306,9 +316,9 @@ __global__ void __launch_bounds__(kPlaneThreads) stage_plane_kernel(SurvivorArgs
         int width;
         const float sum = plane_stage_sum<Split>(h, window_plane(a, G, id, width), width, bins);
         if (threadIdx.x == 0) {
-            const float score = sum - h.stage.threshold;
+            const float score = stage_margin(a, h.stage, id, sum);
             const bool pass = score >= 0.0f;
-            record(a, id, score, pass);
+            record(a, id, score, pass, h.stage.carry != 0.0f);
             append_one(a, w, id, pass);
         }
         __syncthreads();  // warp 0's last votes (and zeroed bins) before the next window's pixels
@@ -340,11 +350,11 @@ __global__ void __launch_bounds__(kPlaneThreads) tail_plane_kernel(SurvivorArgs 
             // every thread has read the stage before's pass_all.
             const float sum = plane_stage_sum<Split>(h, plane, width, bins);
             if (threadIdx.x == 0) {
-                const float score = sum - h.stage.threshold;
-                const bool pass = score >= 0.0f;
                 SurvivorArgs at = a;
                 at.stage_index = first + j;
-                record(at, id, score, pass);
+                const float score = stage_margin(at, h.stage, id, sum);
+                const bool pass = score >= 0.0f;
+                record(at, id, score, pass, h.stage.carry != 0.0f);
                 if (pass && j + 1 < n) atomicAdd(a.out_count + j, 1u);
                 if (pass && j + 1 == n) a.out_ids[atomicAdd(a.out_count + j, 1u)] = id;
                 pass_all = pass ? 1 : 0;
@@ -384,7 +394,7 @@ public:
         CK(cudaMemcpy(owner_.p, owner.data(), owner.size(), cudaMemcpyHostToDevice));
         args_.learners = learners_.p;
         args_.owner = owner_.p;
-        args_.stage = {static_cast<int>(stage.learners.size()), stage.threshold, vote_rule(stage.vote)};
+        args_.stage = {static_cast<int>(stage.learners.size()), stage.threshold, vote_rule(stage.vote), stage.carry};
         args_.norm = hog.norm;
         args_.epsilon = hog.epsilon;
         args_.hys_clip = hog.hys_clip;

@@ -26,14 +26,15 @@ __device__ __forceinline__ void window_origin(const SurvivorArgs& a, std::uint32
     base = L.ih + static_cast<long long>(wy * a.stride) * L.pitch + wx * a.stride;
 }
 
-// win_score: a surviving window's running sum of its stages' margins (added in stage order, as
-// the CPU's CascadeEvaluator does), a rejected window's rejecting margin. A rejected window is
+// win_score: a surviving window's running score, the sum of its stages' margins (added in stage
+// order, as the CPU's CascadeEvaluator does; a nested stage's margin, `replace`, takes its place),
+// a rejected window's rejecting margin. A rejected window is
 // only read back with keep_rejected, so it is written only then (at 1920×1080 the first
 // WaldBoost launch rejects 9 M windows: 54 MB of writes a frame otherwise).
-__device__ __forceinline__ void record(const SurvivorArgs& a, std::uint32_t id, float score, bool pass) {
+__device__ __forceinline__ void record(const SurvivorArgs& a, std::uint32_t id, float score, bool pass, bool replace = false) {
     if (!pass && !a.keep_rejected) return;
-    const float cleared = a.stage_index == 0 ? 0.0f : a.win_score[id];
-    a.win_score[id] = pass ? cleared + score : score;
+    const float cleared = a.stage_index == 0 || replace ? 0.0f : a.win_score[id];
+    a.win_score[id] = pass && !replace ? cleared + score : score;
     if (!pass || a.stage_index == a.n_stages - 1) a.win_stage[id] = static_cast<std::int16_t>(pass ? a.n_stages : a.stage_index);
 }
 

@@ -26,15 +26,31 @@ public:
     float threshold() const final { return current_.threshold; }
 
 protected:
-    // The threshold that keeps d_min of the positives, from every sample's stage sum.
+    // The threshold that keeps d_min of the positives, from every sample's stage sum (a nested
+    // stage: from the limit at which the detector's test passes it, carried share included, and
+    // only the positives the cascade so far keeps count. Counting the others too, with the
+    // running score the stages would give them, as a plain stage counts every positive, spends
+    // the stage's d_min share on people already lost, and the stages grow: on INRIA 19.5
+    // learners per PennFudan window instead of 7.8, experiments/results/inria-hog-cascade.md).
     void set_threshold(const std::vector<float>& sums, const StageContext& ctx) {
-        set_d_min_threshold(sums, ctx, cfg_.boosting.d_min, current_.threshold, d_, f_);
+        if (running_.empty()) {
+            set_d_min_threshold(sums, ctx, cfg_.boosting.d_min, current_.threshold, d_, f_);
+            return;
+        }
+        std::vector<float> limits(sums.size());
+        for (std::size_t i = 0; i < sums.size(); ++i) limits[i] = detail::nested_pass_limit(sums[i], current_.carry * running_[i]);
+        set_d_min_threshold(limits, ctx, cfg_.boosting.d_min, current_.threshold, d_, f_, &lost_);
     }
 
     const TrainConfig& cfg_;
     detail::WindowSet samples_;
     HogSvmStage current_;
     double d_ = 0, f_ = 1;
+    // Nested stages (boosting.nested, stages after the first): each sample's running score
+    // through the cascade so far, as the detector forms it, and 1 for the positives the cascade
+    // so far rejects (they weigh nothing and set no threshold). Empty otherwise.
+    std::vector<float> running_;
+    std::vector<std::uint8_t> lost_;
 };
 
 }  // namespace cascadekit

@@ -6,11 +6,15 @@
 // α = ½ ln((1−e)/e) when its margin is ≥ 0; with confidence-rated votes (boosting.vote: margin,
 // h = m, or clipped, h = clamp(m, −1, 1); Schapire & Singer 1999) each candidate's vote α·h
 // takes the α that minimises the normaliser Z = Σ w·exp(−α·y·h), and the candidate of least Z wins.
+// Nested stages (boosting.nested; Huang et al., ICPR 2004; Xiao et al., ICCV 2003) begin with the
+// running score of the stages before them as a first weak learner (HogSvmStage::carry).
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "../streams.hpp"
 #include "cascadekit/features/block_pool.hpp"
@@ -31,7 +35,9 @@ public:
     void begin_stage(const StageContext& ctx) override {
         current_ = {};
         current_.vote = vote_of_stage(cfg_, ctx.stage);
+        nest(ctx);
         reset_weights(ctx);
+        if (!running_.empty()) weigh_running_scores(ctx);
         recompute_sums(ctx);
     }
 
@@ -57,10 +63,10 @@ public:
                 r = static_cast<int>(std::min<std::size_t>(
                     static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin()), count - 1));
             }
-        } else {  // every sample but the calibration positives (their weight is 0)
+        } else {  // every sample but the calibration positives and the lost ones (their weight is 0)
             rows.clear();
             for (std::size_t i = 0; i < count; ++i)
-                if (!ctx.calibrates(i)) rows.push_back(static_cast<int>(i));
+                if (!ctx.calibrates(i) && (lost_.empty() || lost_[i] == 0)) rows.push_back(static_cast<int>(i));
         }
         std::vector<int> labels(count);
         for (std::size_t i = 0; i < count; ++i) labels[i] = i < ctx.positives ? 1 : -1;
@@ -139,13 +145,17 @@ public:
     }
     void load_state(ByteReader& in, const StageContext& ctx) override {
         current_ = restore_stage<HogSvmStage>(in, cfg_);
+        nest(ctx);
         weights_ = in.vec<double>(ctx.samples());
         if (!weights_.empty() && weights_.size() != ctx.samples())
             throw ByteCodecError(std::to_string(weights_.size()) + " sample weights for " + std::to_string(ctx.samples()) +
                                  " samples (did the data change?)");
         for (double w : weights_)
             if (!std::isfinite(w) || w < 0) throw ByteCodecError("a sample weight is negative or not finite");
-        if (weights_.empty()) reset_weights(ctx);
+        if (weights_.empty()) {
+            reset_weights(ctx);
+            if (!running_.empty()) weigh_running_scores(ctx);
+        }
         recompute_sums(ctx);
     }
 
@@ -168,14 +178,69 @@ private:
 
     // Uniform weights within each class, the classes weighing half each (Viola & Jones).
     // Calibration positives weigh 0: no SVM trains on them (the resample never draws them) and
-    // they count in no weighted error.
+    // they count in no weighted error; so do, for a nested stage, the positives that the cascade
+    // so far rejects.
     void reset_weights(const StageContext& ctx) {
         weights_.assign(ctx.samples(), 0.0);
         const double n = static_cast<double>(ctx.negatives);
+        const auto idle = [&](std::size_t i) { return ctx.calibrates(i) || (!lost_.empty() && lost_[i] != 0); };
         std::size_t p = 0;
-        for (std::size_t i = 0; i < ctx.positives; ++i) p += ctx.calibrates(i) ? 0 : 1;
+        for (std::size_t i = 0; i < ctx.positives; ++i) p += idle(i) ? 0 : 1;
         for (std::size_t i = 0; i < ctx.samples(); ++i)
-            weights_[i] = i < ctx.positives ? (ctx.calibrates(i) ? 0.0 : 0.5 / static_cast<double>(p)) : 0.5 / n;
+            weights_[i] = i < ctx.positives ? (idle(i) ? 0.0 : 0.5 / static_cast<double>(std::max<std::size_t>(p, 1))) : 0.5 / n;
+    }
+
+    // A nested stage: every sample's running score through the finished stages, computed as the
+    // detector computes it (stage sums in learner order, margins, carried shares, all float).
+    void nest(const StageContext& ctx) {
+        running_.clear();
+        lost_.clear();
+        if (!cfg_.boosting.nested || ctx.stages == nullptr || ctx.stages->empty()) return;
+        std::vector<const HogSvmStage*> before;
+        for (const Stage& s : *ctx.stages) {
+            const auto* h = s.get_if<HogSvmStage>();
+            if (h == nullptr) throw std::invalid_argument("boosting.nested: stage " + std::to_string(before.size() + 1) + " is not a hog_svm stage");
+            before.push_back(h);
+        }
+        running_.assign(ctx.samples(), 0.0f);
+        lost_.assign(ctx.samples(), 0);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ctx.samples()), [&](const tbb::blocked_range<std::size_t>& r) {
+            BlockDescriptor v;
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                float cleared = 0.0f;
+                bool rejected = false;
+                for (const HogSvmStage* h : before) {
+                    float sum = 0.0f;
+                    for (const HogLearner& l : h->learners) {
+                        samples_.descriptor(i, l.block, cfg_.hog, v);
+                        sum += block_math::vote(vote_rule(h->vote), l.alpha, learner_margin(l, v));
+                    }
+                    float m = sum - h->threshold;
+                    if (h->carry != 0.0f) m = block_math::carried(m, h->carry, cleared);
+                    rejected = rejected || m < 0.0f;
+                    cleared = h->carry != 0.0f ? m : cleared + m;
+                }
+                running_[i] = cleared;
+                lost_[i] = rejected && i < ctx.positives ? 1 : 0;  // negatives were mined through these stages
+            }
+        });
+    }
+
+    // The running score as the stage's first weak learner: its weight β (AdaBoost's, with the
+    // best offset; binary votes count α·[m ≥ 0], half of AdaBoost's ±α, so their carry is β/2)
+    // and the sample weights it leaves, w·exp(−y·β·r), each class again weighing half.
+    void weigh_running_scores(const StageContext& ctx) {
+        std::vector<int> labels(ctx.samples());
+        for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = i < ctx.positives ? 1 : -1;
+        const double beta = detail::running_score_weight(running_, labels, weights_);
+        current_.carry = static_cast<float>(current_.vote == VoteMode::Binary ? 0.5 * beta : beta);
+        double total[2] = {0, 0};
+        for (std::size_t i = 0; i < weights_.size(); ++i) {
+            weights_[i] *= std::exp(-beta * labels[i] * static_cast<double>(running_[i]));
+            total[labels[i] > 0 ? 1 : 0] += weights_[i];
+        }
+        for (std::size_t i = 0; i < weights_.size(); ++i)
+            if (total[labels[i] > 0 ? 1 : 0] > 0) weights_[i] *= 0.5 / total[labels[i] > 0 ? 1 : 0];
     }
 
     // Stage sums exactly as the detector forms them: float, learner order.

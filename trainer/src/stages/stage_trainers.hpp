@@ -35,12 +35,15 @@ S restore_stage(ByteReader& in, const TrainConfig& cfg) {
 // then the negatives), and the detection and false-positive rates it gives on these samples.
 // With calibration positives (StageContext::calibration) the threshold keeps d_min of the
 // training positives and d_min of the calibration ones (the lower of the two thresholds), and
-// the detection rate is the lower of the two rates.
+// the detection rate is the lower of the two rates. Positives i with (*skip)[i] != 0 (those the
+// cascade so far rejects, for a nested stage) count in neither.
 inline void set_d_min_threshold(const std::vector<float>& sums, const StageContext& ctx, double d_min, float& threshold,
-                                double& detection_rate, double& fp_rate) {
+                                double& detection_rate, double& fp_rate, const std::vector<std::uint8_t>* skip = nullptr) {
     const std::size_t positives = ctx.positives;
+    const auto skipped = [&](std::size_t i) { return skip != nullptr && i < skip->size() && (*skip)[i] != 0; };
     std::vector<float> group[2];  // training, calibration
-    for (std::size_t i = 0; i < positives; ++i) group[ctx.calibrates(i) ? 1 : 0].push_back(sums[i]);
+    for (std::size_t i = 0; i < positives; ++i)
+        if (!skipped(i)) group[ctx.calibrates(i) ? 1 : 0].push_back(sums[i]);
     threshold = std::numeric_limits<float>::infinity();
     for (std::vector<float>& pos : group) {
         if (pos.empty()) continue;
@@ -50,7 +53,7 @@ inline void set_d_min_threshold(const std::vector<float>& sums, const StageConte
     }
     std::size_t kept[2] = {0, 0}, fp = 0;
     for (std::size_t i = 0; i < sums.size(); ++i)
-        if (sums[i] >= threshold) {
+        if (sums[i] >= threshold && !skipped(i)) {
             if (i < positives) ++kept[ctx.calibrates(i) ? 1 : 0];
             else ++fp;
         }
@@ -73,6 +76,16 @@ struct VoteWeight {
 // learner that separates every weighted sample would otherwise take α → ∞).
 VoteWeight confidence_rated_alpha(const std::vector<float>& margins, const std::vector<int>& labels,
                                   const std::vector<double>& weights);
+
+// Nested stages (HogSvmStage::carry). The largest float θ at which a window of stage sum `sum`
+// passes, its carried share being `carried` (carry × running score, float): the detector's test
+// (sum − θ) + carried ≥ 0, each operation rounded. The test is monotone in θ, so a threshold
+// passes exactly the windows whose limit is at least it.
+float nested_pass_limit(float sum, float carried);
+// The weight β ≥ 0 of the running score r as a stage's first weak learner (AdaBoost's vote β·r
+// with the best offset): the β minimising log Σ_pos w·exp(−β·r) + log Σ_neg w·exp(β·r) over the
+// samples that weigh anything, capped where a weight would grow by e^50.
+double running_score_weight(const std::vector<float>& running, const std::vector<int>& labels, const std::vector<double>& weights);
 }  // namespace detail
 
 StageTrainerKind hog_svm_trainer_kind();        // stages/hog_svm_trainer.cpp

@@ -65,6 +65,10 @@ CASCADEKIT_HD float vote(int rule, float alpha, float m) {
     return alpha * m;
 }
 
+// A nested stage's margin (HogSvmStage::carry): its own margin plus carry × the window's running
+// score, the product and the sum each rounded once.
+CASCADEKIT_HD float carried(float margin, float carry, float running) { return margin + carry * running; }
+
 // ---- The same arithmetic for L windows side by side (CPU only) ----------------------------------
 // v[k][l] is dimension k of window l's descriptor. Each window (lane) goes through exactly the
 // operations of the scalar functions above, in the same order, so its results have the same

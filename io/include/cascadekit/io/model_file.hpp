@@ -15,7 +15,7 @@
 
 namespace cascadekit {
 
-inline constexpr int kModelSchemaVersion = 7;       // the newest schema load_model reads
+inline constexpr int kModelSchemaVersion = 8;       // the newest schema load_model reads
 // What save_model writes: 3; 4 when model.hog.gamma is not none; 5 when model.hog.votes is split;
 // 6 when model.hog.channels is colour (so that older builds, which would ignore /hog@gamma,
 // /hog@votes or /hog@channels, refuse those files instead of misreading them).

@@ -27,6 +27,9 @@ public:
     virtual ~StageOut() = default;
     virtual void attr_string(const char* name, const std::string& value) = 0;
     virtual void attr_float(const char* name, float value) = 0;
+    // A number that older files lack: the HDF5 file stores it only when it is not `absent`; the
+    // binary encodings always store it.
+    virtual void attr_float_optional(const char* name, float value, float absent) = 0;
     virtual void ints(const char* name, const std::vector<std::int32_t>& values, std::size_t rows, std::size_t cols,
                       int rank) = 0;
     virtual void floats(const char* name, const std::vector<float>& values, std::size_t rows, std::size_t cols,
@@ -40,6 +43,8 @@ public:
     virtual ~StageIn() = default;
     virtual std::string attr_string(const char* name) = 0;
     virtual float attr_float(const char* name) = 0;
+    // attr_float_optional's number: `absent` where an HDF5 file does not store it.
+    virtual float attr_float_optional(const char* name, float absent) = 0;
     // rows: the required row count, or nullopt for any; rows_out receives the count read.
     virtual std::vector<std::int32_t> ints(const char* name, int rank, std::size_t cols,
                                            std::optional<std::size_t> rows, std::size_t& rows_out) = 0;

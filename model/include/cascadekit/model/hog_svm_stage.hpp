@@ -29,20 +29,26 @@ enum class VoteMode {
 };
 inline int vote_rule(VoteMode v) { return static_cast<int>(v); }
 
-// A window passes when its stage sum (learner order, float arithmetic) >= threshold.
+// A window passes when its stage sum (learner order, float arithmetic) >= threshold. The
+// margin, sum − threshold, adds to the window's running score (which starts at 0), and the
+// window's detection score is the running score after the last stage. With a carry c != 0 (a
+// nested stage: Huang et al., ICPR 2004; Xiao et al.'s boosting chain, ICCV 2003) the margin is
+// (sum − threshold) + c·r, r the running score so far (float: the product, then the sum, each
+// rounded once); the window passes when it is >= 0, and it replaces the running score.
 // Invariants (validate): 1..kMaxStageSize learners; every block inside the window with even
-// sides; every value finite and within ±kMaxModelMagnitude; some α != 0.
+// sides; every value finite and within ±kMaxModelMagnitude; some α != 0; carry ≥ 0.
 struct HogSvmStage final : StageKind<HogSvmStage> {
     static constexpr std::string_view kKind = "hog_svm";
     VoteMode vote = VoteMode::Binary;
     float threshold = 0.0f;
+    float carry = 0.0f;
     std::vector<HogLearner> learners;
 
     std::string_view feature() const override { return "hog"; }
     std::size_t size() const override { return learners.size(); }
     void validate(const CascadeModel& model, const std::string& path) const override;
     friend bool operator==(const HogSvmStage& a, const HogSvmStage& b) {
-        return a.vote == b.vote && a.threshold == b.threshold && a.learners == b.learners;
+        return a.vote == b.vote && a.threshold == b.threshold && a.carry == b.carry && a.learners == b.learners;
     }
 };
 

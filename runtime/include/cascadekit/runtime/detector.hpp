@@ -46,7 +46,8 @@ DetectParams detect_params(const OperatingPoint& point);
 // An accepted window in input pixels: the window's top-left (x, y) and its size (w, h) =
 // model window × level scale. score: for an accepted window, the sum over all stages of (stage
 // sum − threshold), each term >= 0: by how much the window cleared the whole cascade (the last
-// stage's margin alone ranks detections worse: experiments/results/inria-hog-cascade.md); for a
+// stage's margin alone ranks detections worse: experiments/results/inria-hog-cascade.md; a
+// nested stage's margin, which carries a share of the sum so far, replaces the sum: HogSvmStage); for a
 // rejected window (kept with keep_rejected), the rejecting stage's sum minus its threshold (< 0).
 struct Detection {
     double x = 0, y = 0, w = 0, h = 0;

@@ -95,14 +95,17 @@ const CpuStageKind* find_cpu_stage_kind(std::string_view kind);
 
 struct WindowOutcome {
     int rejected_at = -1;  // index of the rejecting stage, -1 when every stage passed
-    float score = 0;       // accepted: Σ over stages of (sum − threshold); rejected: that stage's
+    // accepted: the running score after the last stage: Σ over stages of (sum − threshold), where
+    // a nested stage's margin (HogSvmStage::carry) is its own plus carry × the running score,
+    // and replaces it; rejected: that stage's margin
+    float score = 0;
     std::uint32_t weak_evaluated = 0;
 };
 
 // A window part-way through the cascade: what evaluate_stages carries from one call to the next.
 struct WindowProgress {
     WindowOutcome outcome;
-    float cleared = 0.0f;  // running sum of the passed stages' margins, in stage order
+    float cleared = 0.0f;  // running score: the passed stages' margins summed in stage order (a nested stage's replaces it)
 };
 
 // The model's stages, each with its kind's evaluator.
@@ -159,11 +162,13 @@ private:
     template <class XOf>
     void run_alive(const LevelFeatures& features, XOf xs_of, int y, std::size_t begin, std::size_t end, WindowProgress* progress,
                    std::vector<int>& alive) const;
+    bool fold(const StageOutcome& outcome, std::size_t stage, WindowProgress& progress) const;
 
     CascadeModel model_;
     FeatureNeeds needs_, prefix_needs_;
     std::size_t prefix_ = 0;
     std::vector<std::unique_ptr<StageEvaluator>> stages_;
+    std::vector<float> carry_;  // per stage: HogSvmStage::carry, 0 for other kinds
 };
 
 // CascadeEvaluator(model).evaluate(features, x, y), for one-off windows.

@@ -117,6 +117,12 @@ struct BoostingConfig {
     // hog_svm stages 1, 2, …: the vote of each, the last repeating (e.g. clipped votes for the
     // first stages, which every window meets, and binary votes after); empty: `vote` for all.
     std::vector<VoteMode> vote_sequence;
+    // hog_svm stages after the first: nested stages (Huang et al., ICPR 2004; Xiao et al.'s
+    // boosting chain, ICCV 2003). Each stage starts from the running score a window brings
+    // from the stages before it, as a first weak learner of weight carry (HogSvmStage::carry,
+    // chosen on the training samples); the positives that the cascade so far rejects train and
+    // count for nothing. Every stage before a nested one must be a hog_svm stage.
+    bool nested = false;
 };
 
 // WaldBoost sequences of multi-block LBP tables (Šochman & Matas, CVPR 2005), the

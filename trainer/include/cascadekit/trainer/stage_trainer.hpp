@@ -33,6 +33,9 @@ struct StageContext {
     // calibration_every: boosting's for HoG stages, waldboost's for WaldBoost stages); null or
     // empty when there are none.
     const std::vector<std::uint8_t>* calibration = nullptr;
+    // The cascade's finished stages, in order (null: none): what a nested stage's running score
+    // (HogSvmStage::carry) comes from.
+    const std::vector<Stage>* stages = nullptr;
     std::size_t samples() const { return positives + negatives; }
     bool calibrates(std::size_t i) const { return calibration && i < calibration->size() && (*calibration)[i] != 0; }
 };

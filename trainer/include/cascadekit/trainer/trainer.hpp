@@ -33,6 +33,7 @@ struct StageReport {
     int stage = 0;
     int learners = 0;
     float threshold = 0;
+    float carry = 0;              // a nested stage's weight on the running score (0: not nested)
     double detection_rate = 0, fp_rate = 0;
     double cascade_fp_rate = 0;   // F so far: product of the stages' training FP rates
     double mining_seconds = 0;    // bootstrapping that fed this stage
