@@ -781,6 +781,9 @@ TEST(TrainConfig, EveryShippedConfigurationLoads) {
     const TrainConfig c = load_train_config((source_dir() / "configs" / "inria-hog-colour.yaml").string());
     EXPECT_EQ(c.hog.channels, GradientChannels::Colour);
     EXPECT_EQ(c.boosting.calibration_every, 5);
+    const TrainConfig nested = load_train_config((source_dir() / "configs" / "inria-hog-nested.yaml").string());
+    EXPECT_TRUE(nested.boosting.nested);
+    EXPECT_EQ(nested.boosting.vote_sequence, (std::vector<VoteMode>{VoteMode::Clipped, VoteMode::Binary}));
 }
 
 // ---- WaldBoost LBP sequences (the waldboost_lbp stage trainer) ----------------------------------

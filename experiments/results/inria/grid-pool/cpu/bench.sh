@@ -1,7 +1,7 @@
 # CPU, this machine, one thread: the people cascades, two alternating rounds, synthetic frame and a PennFudan photo.
-# Usage: bash experiments/results/inria/grid-pool/cpu/bench.sh MODEL.h5...
+# Usage: [OUT=folder] bash experiments/results/inria/grid-pool/cpu/bench.sh MODEL.h5...
 cd /work/main
-out=experiments/results/inria/grid-pool/cpu
+out=${OUT:-experiments/results/inria/grid-pool/cpu}
 mkdir -p $out
 photo=../shared/data/PennFudanPed/PNGImages/$(ls ../shared/data/PennFudanPed/PNGImages | sed -n 41p)
 for r in 1 2; do
