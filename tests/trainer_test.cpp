@@ -446,6 +446,17 @@ TEST(Trainer, NestedStagesStartFromTheRunningScoreAndKeepDMin) {
     EXPECT_GT(detection, 100 * fppw);
     expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 2);
     expect_same_bytes_with_threads(cfg, d, opt, 1);
+    // nested_until: 2 nests stage 2 alone: stages 1 and 2 are the run's above, the later ones plain.
+    TrainConfig until = cfg;
+    until.boosting.nested_until = 2;
+    until.text += "# nested_until: 2\n";
+    TrainOptions o2 = opt;
+    o2.model_out = d.dir / "nested-until-2.h5";
+    EXPECT_TRUE(train(until, d.train, read_pgm, o2, obs).finished);
+    const CascadeModel m2 = load_model(o2.model_out);
+    ASSERT_GE(m2.stages.size(), 3u);
+    EXPECT_TRUE(m2.stages[0] == m.stages[0] && m2.stages[1] == m.stages[1]);
+    for (std::size_t s = 2; s < m2.stages.size(); ++s) EXPECT_EQ(m2.stages[s].as<HogSvmStage>().carry, 0.0f) << "stage " << s + 1;
 }
 
 // boosting.vote_sequence: each stage votes as its entry says (the last repeating). The first
@@ -716,6 +727,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"boosting: {stop_when_stalled: -1}", "x.yaml: boosting.stop_when_stalled: must be >= 0"},
         {"boosting: {nested: true, stage_sequence: [waldboost_lbp, hog_svm]}", "x.yaml: boosting.nested: nests hog_svm stages"},
         {"boosting: {nested: 2}", "x.yaml: boosting.nested: has the wrong type"},
+        {"boosting: {nested: true, nested_until: 1}", "x.yaml: boosting.nested_until: must be 0"},
+        {"boosting: {nested_until: 3}", "x.yaml: boosting.nested_until: is used only with boosting.nested: true"},
         {"boosting: {vote: real}", "x.yaml: boosting.vote: must be binary, margin or clipped"},
         {"boosting: {vote_sequence: [clipped, real]}", "x.yaml: boosting.vote_sequence: entry 'real' must be binary, margin or clipped"},
         {"boosting: {vote: binary, vote_sequence: [clipped]}", "x.yaml: boosting.vote_sequence: give either boosting.vote"},

@@ -155,6 +155,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.vote_sequence", vote_sequence);
     r.get("boosting.stop_when_stalled", b.stop_when_stalled);
     r.get("boosting.nested", b.nested);
+    r.get("boosting.nested_until", b.nested_until);
     WaldBoostConfig& wb = c.waldboost;
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
     r.get("waldboost.alpha", wb.alpha);
@@ -323,6 +324,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     for (const std::string& k : b.stage_sequence)
         if (c.kind == TrainKind::Cascade) require_trainer("boosting.stage_sequence", k);
     if (!c.data.jitter_only_for.empty()) require_trainer("data.jitter_only_for", c.data.jitter_only_for);
+    if (b.nested_until < 0 || b.nested_until == 1) r.fail("boosting.nested_until", "must be 0 (every stage after the first) or >= 2 (the last nested stage)");
+    if (b.nested_until > 0 && !b.nested) r.fail("boosting.nested_until", "is used only with boosting.nested: true");
     if (b.nested && c.kind == TrainKind::Cascade) {
         const auto hog = [](const std::string& k) { return k == "hog_svm"; };
         if (b.stage_sequence.empty() ? !hog(b.stage_kind) : !std::all_of(b.stage_sequence.begin(), b.stage_sequence.end(), hog))

@@ -196,6 +196,7 @@ private:
         running_.clear();
         lost_.clear();
         if (!cfg_.boosting.nested || ctx.stages == nullptr || ctx.stages->empty()) return;
+        if (cfg_.boosting.nested_until > 0 && ctx.stage > cfg_.boosting.nested_until) return;  // a plain stage after the nested ones
         std::vector<const HogSvmStage*> before;
         for (const Stage& s : *ctx.stages) {
             const auto* h = s.get_if<HogSvmStage>();

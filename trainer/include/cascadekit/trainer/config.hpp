@@ -123,6 +123,9 @@ struct BoostingConfig {
     // chosen on the training samples); the positives that the cascade so far rejects train and
     // count for nothing. Every stage before a nested one must be a hog_svm stage.
     bool nested = false;
+    // With nested: the last nested stage (N ≥ 2: stages 2..N nested, the later ones plain); 0:
+    // every stage after the first.
+    int nested_until = 0;
 };
 
 // WaldBoost sequences of multi-block LBP tables (Šochman & Matas, CVPR 2005), the
