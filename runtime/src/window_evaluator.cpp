@@ -78,7 +78,7 @@ bool CascadeEvaluator::fold(const StageOutcome& o, std::size_t stage, WindowProg
         p.outcome.rejected_at = static_cast<int>(stage);
         return false;
     }
-    p.cleared = carry == 0.0f ? p.cleared + score : score;
+    p.cleared = block_math::running_after(p.cleared, score, carry);
     return true;
 }
 

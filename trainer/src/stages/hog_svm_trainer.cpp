@@ -211,15 +211,10 @@ private:
                 float cleared = 0.0f;
                 bool rejected = false;
                 for (const HogSvmStage* h : before) {
-                    float sum = 0.0f;
-                    for (const HogLearner& l : h->learners) {
-                        samples_.descriptor(i, l.block, cfg_.hog, v);
-                        sum += block_math::vote(vote_rule(h->vote), l.alpha, learner_margin(l, v));
-                    }
-                    float m = sum - h->threshold;
+                    float m = stage_sum(i, *h, v) - h->threshold;
                     if (h->carry != 0.0f) m = block_math::carried(m, h->carry, cleared);
                     rejected = rejected || m < 0.0f;
-                    cleared = h->carry != 0.0f ? m : cleared + m;
+                    cleared = block_math::running_after(cleared, m, h->carry);
                 }
                 running_[i] = cleared;
                 lost_[i] = rejected && i < ctx.positives ? 1 : 0;  // negatives were mined through these stages
@@ -248,12 +243,18 @@ private:
     void recompute_sums(const StageContext& ctx) {
         sums_.assign(ctx.samples(), 0.0f);
         BlockDescriptor v;
-        for (const HogLearner& l : current_.learners)
-            for (std::size_t i = 0; i < ctx.samples(); ++i) {
-                samples_.descriptor(i, l.block, cfg_.hog, v);
-                sums_[i] += block_math::vote(vote_rule(current_.vote), l.alpha, learner_margin(l, v));
-            }
+        for (std::size_t i = 0; i < ctx.samples(); ++i) sums_[i] = stage_sum(i, current_, v);
         update_threshold(ctx);
+    }
+
+    // Sample i's sum of a stage's votes, in learner order, as the detector forms it.
+    float stage_sum(std::size_t i, const HogSvmStage& s, BlockDescriptor& v) const {
+        float sum = 0.0f;
+        for (const HogLearner& l : s.learners) {
+            samples_.descriptor(i, l.block, cfg_.hog, v);
+            sum += block_math::vote(vote_rule(s.vote), l.alpha, learner_margin(l, v));
+        }
+        return sum;
     }
 
     void update_threshold(const StageContext& ctx) { set_threshold(sums_, ctx); }

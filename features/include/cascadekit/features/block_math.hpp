@@ -68,6 +68,9 @@ CASCADEKIT_HD float vote(int rule, float alpha, float m) {
 // A nested stage's margin (HogSvmStage::carry): its own margin plus carry × the window's running
 // score, the product and the sum each rounded once.
 CASCADEKIT_HD float carried(float margin, float carry, float running) { return margin + carry * running; }
+// The running score after a stage the window passed with `margin` (carried, for a nested stage):
+// a plain stage's margin adds to it, a nested stage's replaces it.
+CASCADEKIT_HD float running_after(float running, float margin, float carry) { return carry == 0.0f ? running + margin : margin; }
 
 // ---- The same arithmetic for L windows side by side (CPU only) ----------------------------------
 // v[k][l] is dimension k of window l's descriptor. Each window (lane) goes through exactly the
