@@ -882,8 +882,10 @@ TEST(GpuBulk, GpuAndCpuBulkRunsGiveTheSameResultsInOrder) {
 }
 
 // Frames of two sizes in no order, as the trainer's negatives (photos turned a quarter or not):
-// detect_batch keeps each size to slots prepared for it; whatever the frames in flight, every
-// result is the CPU's, in order.
+// detect_batch keeps each size to slots prepared for it; whatever the frames in flight, and with
+// them the host threads that stage and launch them (one for every 4: 8, 12 and 16 in flight take
+// 2, 3 and 4, and 16 frames in flight over 40 frames give threads of 10 frames each), every
+// result is the CPU's, in order, and a batch of one frame or of fewer frames than threads too.
 TEST(GpuBulk, FramesOfTwoSizesInAnyOrderGiveTheCpusResults) {
     REQUIRE_GPU();
     std::vector<GrayImage> images;
@@ -901,7 +903,7 @@ TEST(GpuBulk, FramesOfTwoSizesInAnyOrderGiveTheCpusResults) {
     p.scale_step = 1.2;
     CpuDetector cpu(m, p);
     CudaDetector gpu(m, p);
-    for (int in_flight : {1, 2, 3, 4, 8}) {
+    for (int in_flight : {1, 2, 3, 4, 8, 12, 16}) {
         SCOPED_TRACE(in_flight);
         const std::vector<DetectResult> batch = gpu.detect_batch(views, in_flight);
         ASSERT_EQ(batch.size(), images.size());
@@ -913,6 +915,13 @@ TEST(GpuBulk, FramesOfTwoSizesInAnyOrderGiveTheCpusResults) {
             found += want.detections.size();
         }
         EXPECT_GT(found, 0u);  // something to compare
+    }
+    for (std::size_t n : {std::size_t{1}, std::size_t{5}}) {
+        SCOPED_TRACE(n);
+        const std::vector<ImageView> few(views.begin(), views.begin() + static_cast<std::ptrdiff_t>(n));
+        const std::vector<DetectResult> batch = gpu.detect_batch(few, 16);
+        ASSERT_EQ(batch.size(), n);
+        for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(batch[i].detections, cpu.detect(views[i]).detections) << i;
     }
 }
 

@@ -53,7 +53,7 @@ void add(DetectStats& total, const DetectStats& s) {
 }  // namespace
 
 BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed,
-                             const Stop& stop) {
+                             const Stop& stop, const Prepare& prepare) {
     Impl& im = *impl_;
     const std::size_t most = im.options.chunk > 0 ? im.options.chunk
                                                   : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
@@ -64,6 +64,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
     totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
     using Clock = std::chrono::steady_clock;
     auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+    auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
     std::vector<BulkImage> images;
     std::vector<Outcome> outcomes;
     std::vector<double> ms;
@@ -90,6 +91,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
         images.assign(n, {});
         outcomes.assign(n, {});
         ms.assign(n, 0.0);
+        const auto loading = Clock::now();
         // Load (in parallel: decoding is most of the work for small models).
         tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
             try {
@@ -100,6 +102,8 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                 outcomes[k] = std::string(e.what());
             }
         });
+        const auto detecting = Clock::now();
+        totals.load_seconds += seconds(loading, detecting);
         // Large images run alone, one after another; the others together.
         std::vector<std::size_t> together, apart;
         for (std::size_t k = 0; k < n; ++k) {
@@ -153,6 +157,12 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                 }
             });
         }
+        if (prepare)
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
+                if (auto* r = std::get_if<DetectResult>(&outcomes[k])) prepare(begin + k, *r, images[k]);
+            });
+        const auto consuming = Clock::now();
+        totals.detect_seconds += seconds(detecting, consuming);
         for (std::size_t k = 0; k < n; ++k) {
             ++totals.images;
             if (auto* r = std::get_if<DetectResult>(&outcomes[k])) {
@@ -166,6 +176,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             }
             images[k] = {};  // its pixels are no longer needed
         }
+        totals.consume_seconds += seconds(consuming, Clock::now());
         begin += n;
         if (stop && stop()) break;
     }

@@ -59,6 +59,21 @@ std::vector<DetectResult> Detector::detect_batch(const std::vector<ImageView>& i
     return out;
 }
 
+std::future<void> warm_up(Backend backend, int device) {
+#if CASCADEKIT_HAVE_CUDA
+    if (backend != Backend::Cpu)
+        return std::async(std::launch::async, [device] {
+            if (cuda_available()) cuda_warm_up(device);
+        });
+#else
+    (void)backend;
+    (void)device;
+#endif
+    std::promise<void> done;
+    done.set_value();
+    return done.get_future();
+}
+
 std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const DetectParams& params, Backend backend,
                                            int device) {
     validate_model(model);

@@ -16,7 +16,8 @@ namespace {
 std::string duration(double s) {
     if (s < 0) return "?";
     char buf[32];
-    if (s < 10) std::snprintf(buf, sizeof buf, "%.2f s", s);  // short mining passes: device timings
+    if (s < 1) std::snprintf(buf, sizeof buf, "%.3f s", s);  // short mining passes: device timings
+    else if (s < 10) std::snprintf(buf, sizeof buf, "%.2f s", s);
     else if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
     else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
     else std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
@@ -39,7 +40,9 @@ public:
         const double rate = p.windows_scanned ? double(p.false_positives) / double(p.windows_scanned) : 0.0;
         spdlog::info("mining for stage {}: {}/{} images, {} windows, {} false positives (FP rate {:.3g}){}", p.stage,
                      p.images_done, p.images, p.windows_scanned, p.false_positives, rate,
-                     p.finished ? ", done in " + duration(p.seconds) : ", ETA " + duration(p.eta_seconds));
+                     p.finished ? ", done in " + duration(p.seconds) +
+                                      fmt::format(" (detector {}, negatives {})", duration(p.detect_seconds), duration(p.collect_seconds))
+                                : ", ETA " + duration(p.eta_seconds));
     }
     void on_note(const std::string& text) override { spdlog::info("{}", text); }
 };

@@ -76,26 +76,35 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
         std::lock_guard lock(observer_mutex);
         observer.on_mining(p);
     };
-    bulk.run(
+    // Each image's accepted windows as WindowRefs, made on the bulk runner's worker threads (the
+    // first passes of a WaldBoost run accept millions of windows), handed on in order.
+    std::vector<std::vector<WindowRef>> accepted(order.size());
+    const BulkTotals bulk_totals = bulk.run(
         order.size(), [&](std::size_t k) { return BulkImage{images[order[k]].view(), nullptr}; },
         [&](std::size_t k, DetectResult&& r, const BulkImage&, double) {
-            std::vector<WindowRef> accepted;
-            accepted.reserve(r.detections.size());
-            for (const Detection& d : r.detections) {
-                const WindowRef w{order[k], 0, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
-                                  static_cast<std::int32_t>(std::lround(d.y / d.scale))};
-                if (!allowed || allowed(w)) accepted.push_back(w);
-            }
             p.windows_scanned += r.stats.windows_scanned;
-            p.false_positives += accepted.size();
+            p.false_positives += accepted[k].size();
             ++p.images_done;
-            on_image(std::move(accepted));
+            on_image(std::move(accepted[k]));
+            accepted[k] = {};
             if (Clock::now() - last > std::chrono::seconds(2)) {
                 last = Clock::now();
                 report(false);
             }
         },
-        {}, stop);
+        {}, stop,
+        [&](std::size_t k, DetectResult& r, const BulkImage&) {
+            std::vector<WindowRef>& mine = accepted[k];
+            mine.reserve(r.detections.size());
+            for (const Detection& d : r.detections) {
+                const WindowRef w{order[k], 0, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                                  static_cast<std::int32_t>(std::lround(d.y / d.scale))};
+                if (!allowed || allowed(w)) mine.push_back(w);
+            }
+            r.detections = {};  // not needed again
+        });
+    p.detect_seconds = bulk_totals.load_seconds + bulk_totals.detect_seconds;
+    p.collect_seconds = bulk_totals.consume_seconds;
     report(true);
     return {p.windows_scanned, p.false_positives};
 }

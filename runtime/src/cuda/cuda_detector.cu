@@ -95,10 +95,11 @@ struct CudaDetector::Impl {
     // trainer's negatives, turned a quarter or not) keep to slots of their size instead of
     // re-preparing a slot at nearly every frame (experiments/results/gpu-waldboost.md, "Mining,
     // timed").
-    std::size_t next_slot(std::size_t n, const ImageView& image) {
-        slot_turn.resize(std::max(slot_turn.size(), n), 0);
+    // Among slots first .. first + n − 1 (a host thread's own, when a batch is spread over
+    // several), counting turns on that thread's `clock`; slot_turn is sized already.
+    std::size_t next_slot(std::size_t first, std::size_t n, const ImageView& image, std::uint64_t& clock) {
         std::vector<std::size_t> order(n);
-        for (std::size_t k = 0; k < n; ++k) order[k] = k;
+        for (std::size_t k = 0; k < n; ++k) order[k] = first + k;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return slot_turn[a] < slot_turn[b]; });
         std::size_t pick = order[0];
         for (std::size_t j = 0; j < std::max<std::size_t>(1, n / 2); ++j)
@@ -106,7 +107,7 @@ struct CudaDetector::Impl {
                 pick = order[j];
                 break;
             }
-        slot_turn[pick] = ++turns;
+        slot_turn[pick] = ++clock;
         return pick;
     }
 };
@@ -120,6 +121,11 @@ bool cuda_available(std::string* why) {
         return false;
     }
     return true;
+}
+
+void cuda_warm_up(int device) noexcept {
+    if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);  // the runtime's way to create the context
+    cudaGetLastError();
 }
 
 bool CudaDetector::supports(const CascadeModel& model, std::string* why) {
@@ -242,20 +248,46 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
     DeviceGuard device(impl_->engine.options.device);
     const std::size_t n_slots = static_cast<std::size_t>(std::max(1, slots));
     std::vector<cuda::Readback> back(images.size());
-    std::vector<long long> in_flight(n_slots, -1);
-    for (std::size_t i = 0; i < images.size(); ++i) {
-        const std::size_t k = impl_->next_slot(n_slots, images[i]);
-        cuda::Slot& s = impl_->slot(k);
-        if (in_flight[k] >= 0) back[static_cast<std::size_t>(in_flight[k])] = cuda::read_back(s, impl_->engine, model_, params_);
-        cuda::prepare(s, images[i], model_, params_, impl_->engine);
-        cuda::stage_input(s, impl_->engine, images[i]);
-        cuda::launch(s, impl_->engine, params_);
-        in_flight[k] = static_cast<long long>(i);
-        impl_->last_slot = static_cast<int>(k);
-    }
-    for (std::size_t k = 0; k < n_slots; ++k)
-        if (in_flight[k] >= 0)
-            back[static_cast<std::size_t>(in_flight[k])] = cuda::read_back(impl_->slot(k), impl_->engine, model_, params_);
+    // Host threads, each with its own slots (four each, so that frames of two sizes still find
+    // an idle slot of their size) and every host-th frame: staging a frame (a copy into pinned
+    // memory) and launching its graph take one thread longer than the GPU takes to run a small
+    // frame (experiments/results/gpu-waldboost.md, "Mining, timed").
+    const std::size_t hosts = std::clamp<std::size_t>(std::min(n_slots / 4, images.size() / 4), 1, 8);
+    impl_->slot(n_slots - 1);  // every slot exists and has its turn before the threads share them
+    impl_->slot_turn.resize(std::max(impl_->slot_turn.size(), n_slots), 0);
+    std::vector<std::exception_ptr> failed(hosts);
+    std::size_t last = 0;  // the last frame's slot (level_integral_histogram reads it)
+    const int device_index = impl_->engine.options.device;
+    auto host = [&](std::size_t h) {
+        try {
+            DeviceGuard on(device_index);  // the device is a thread's setting
+            const std::size_t first = h * n_slots / hosts, n = (h + 1) * n_slots / hosts - first;
+            std::vector<long long> in_flight(n, -1);
+            std::uint64_t clock = impl_->turns;
+            for (std::size_t i = h; i < images.size(); i += hosts) {
+                const std::size_t k = impl_->next_slot(first, n, images[i], clock);
+                cuda::Slot& s = impl_->slot(k);
+                long long& mine = in_flight[k - first];
+                if (mine >= 0) back[static_cast<std::size_t>(mine)] = cuda::read_back(s, impl_->engine, model_, params_);
+                cuda::prepare(s, images[i], model_, params_, impl_->engine);
+                cuda::stage_input(s, impl_->engine, images[i]);
+                cuda::launch(s, impl_->engine, params_);
+                mine = static_cast<long long>(i);
+                if (i + 1 == images.size()) last = k;
+            }
+            for (std::size_t k = 0; k < n; ++k)
+                if (in_flight[k] >= 0)
+                    back[static_cast<std::size_t>(in_flight[k])] = cuda::read_back(impl_->slot(first + k), impl_->engine, model_, params_);
+        } catch (...) {
+            failed[h] = std::current_exception();
+        }
+    };
+    if (hosts == 1) host(0);
+    else cuda::parallel_for_each(hosts, host);
+    for (const std::exception_ptr& e : failed)
+        if (e) std::rethrow_exception(e);
+    impl_->turns += images.size();
+    impl_->last_slot = static_cast<int>(last);
     // In the CPU's order, frames in parallel: with many accepted windows a frame (as in the
     // trainer's first bootstrapping passes), their sorting is most of the host's time.
     std::vector<DetectResult> results(images.size());

@@ -49,6 +49,9 @@ struct BulkImage {
 struct BulkTotals {
     std::size_t images = 0, failed = 0;
     DetectStats stats;  // summed over the images that were served (rejected_per_stage per stage)
+    // Wall time of the run's phases: loading the chunks, detecting in them (with the GPU's
+    // results put in order, and run()'s `prepare`), and the consumer's calls.
+    double load_seconds = 0, detect_seconds = 0, consume_seconds = 0;
 };
 
 // Thread safety: one run() at a time per BulkDetector; run() parallelises inside.
@@ -76,8 +79,13 @@ public:
     // where chunks end.
     using Stop = std::function<bool()>;
 
+    // Receives each served image's result before the consumer does, from worker threads, several
+    // images at once and in no order: per-image work that needs no order (the trainer turns
+    // its millions of accepted windows into its own records here), off the consumer's thread.
+    using Prepare = std::function<void(std::size_t index, DetectResult& result, const BulkImage& image)>;
+
     BulkTotals run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed = {},
-                   const Stop& stop = {});
+                   const Stop& stop = {}, const Prepare& prepare = {});
 
     std::string backend_name() const;
     const CascadeModel& model() const;

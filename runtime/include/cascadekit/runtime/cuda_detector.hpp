@@ -42,6 +42,9 @@ namespace cascadekit {
 
 // True when a CUDA device can be used; otherwise false and, if why is given, the reason.
 bool cuda_available(std::string* why = nullptr);
+// Creates device's CUDA context now (warm_up runs it on a thread of its own); errors are left for
+// the first detector to report.
+void cuda_warm_up(int device) noexcept;
 
 // How survivors are compacted between stages.
 enum class Compaction {
@@ -214,7 +217,8 @@ public:
 
     DetectResult detect(const ImageView& image) override;
     // Many frames (bulk processing, mining): up to `slots` frames in flight on their own streams
-    // and buffers; results in input order. All images may differ in size.
+    // and buffers; results in input order. All images may differ in size. With 8 slots or more,
+    // one host thread (of TBB's) for every 4 slots stages and launches the frames.
     std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int slots = 4) override;
     // One frame with events between the steps (no graph), for benchmarks.
     CudaStepTimes profile(const ImageView& image);

@@ -3,6 +3,7 @@
 // evaluate the cascade's stages in order with early rejection, return the accepted windows and
 // per-stage statistics. Backends: CPU (TBB) now, CUDA behind the same interface.
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -137,5 +138,12 @@ public:
     static std::unique_ptr<Detector> create(const CascadeModel& model, const DetectParams& params,
                                             Backend backend = Backend::Auto, int device = 0);
 };
+
+// Starts the backend's one-time set-up, the CUDA context of `device` (a third of a second on an
+// H100 host), on a thread of its own, so that it overlaps other work, such as a training run's
+// data loading, and the first detector finds it done. Returns at once; the future waits for the
+// set-up when destroyed. Nothing to do for Backend::Cpu, in a build without CUDA or where no
+// device is present; a set-up that fails is left for the first detector to report.
+std::future<void> warm_up(Backend backend, int device = 0);
 
 }  // namespace cascadekit

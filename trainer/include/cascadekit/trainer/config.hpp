@@ -189,7 +189,7 @@ struct MiningConfig {
     double scale_step = 1.2;
     double min_scale = 1.0;  // smallest window scale of bootstrapping scans; < 1 also scans upscaled levels (as a detector run with --min-scale does)
     Backend backend = Backend::Auto;  // not part of the fingerprint's meaning: every backend mines the same windows
-    int in_flight = 8;  // CUDA: frames in flight while mining (BulkOptions::in_flight); the same windows for any value
+    int in_flight = 16;  // CUDA: frames in flight while mining (BulkOptions::in_flight), a host thread for every 4; the same windows for any value
 };
 
 // How the trained model is meant to be run (stored in it, CascadeModel::operating), and the

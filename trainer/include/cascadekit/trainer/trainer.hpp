@@ -46,6 +46,9 @@ struct MiningProgress {
     std::uint64_t windows_scanned = 0, false_positives = 0;
     double seconds = 0, eta_seconds = -1;
     bool finished = false;
+    // When finished: of `seconds`, the detector's (loading and scanning the images) and the
+    // training's (turning the windows it accepts into negatives).
+    double detect_seconds = 0, collect_seconds = 0;
 };
 
 // How training reports; the tool logs these. Calls come from one thread at a time.
