@@ -164,6 +164,21 @@ TEST(Cli, FoldersListsAndVideos) {
     EXPECT_TRUE(fs::exists(s.dir / "drawn" / "clip_f000002.png"));
 }
 
+TEST(Cli, ConvertKeepsTheFirstStagesWhenAsked) {
+    const fs::path dir = scratch_dir("convert-stages");
+    const CascadeModel m = random_model(3, 2, 3, 2);
+    save_model(m, dir / "m.h5");
+    const CommandResult r = cascade("convert " + q(dir / "m.h5") + " " + q(dir / "cut.h5") + " --stages 2", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const CascadeModel cut = load_model(dir / "cut.h5");
+    ASSERT_EQ(cut.stages.size(), 2u);
+    for (std::size_t s = 0; s < 2; ++s) EXPECT_TRUE(cut.stages[s] == m.stages[s]) << "stage " << s + 1;
+    const CommandResult more = cascade("convert " + q(dir / "m.h5") + " " + q(dir / "more.h5") + " --stages 4", dir);
+    EXPECT_EQ(more.code, 1);
+    EXPECT_NE(more.err.find("--stages 4 but the model has only 3 stage(s)"), std::string::npos) << more.err;
+    EXPECT_FALSE(fs::exists(dir / "more.h5"));
+}
+
 TEST(Cli, InspectPrintsStagesAndDrawsBlocks) {
     const fs::path dir = scratch_dir("inspect");
     CascadeModel m = random_model(3, 2, 3, 2);

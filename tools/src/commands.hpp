@@ -140,6 +140,7 @@ int run_inspect(const InspectOptions& options);
 // a fresh integrity header.
 struct ConvertOptions {
     std::string in, out;
+    int stages = 0;  // > 0: keep only the first this many stages
 };
 int run_convert(const ConvertOptions& options);
 

@@ -177,7 +177,13 @@ int run_convert(const ConvertOptions& o) {
     try {
         check_writable_file(o.out);
         // The one place a model is parsed without its integrity check: the user vouches for it.
-        const CascadeModel m = load_model_unverified(o.in);
+        CascadeModel m = load_model_unverified(o.in);
+        if (o.stages > 0) {
+            if (static_cast<std::size_t>(o.stages) > m.stages.size())
+                throw std::runtime_error(o.in + ": --stages " + std::to_string(o.stages) + " but the model has only " +
+                                         std::to_string(m.stages.size()) + " stage(s)");
+            m.stages.erase(m.stages.begin() + o.stages, m.stages.end());
+        }
         save_model(m, o.out);
         spdlog::info("{}: {} stage(s) re-saved as schema {} with an integrity header into {}", o.in, m.stages.size(),
                      kModelSchemaVersion, o.out);

@@ -330,6 +330,10 @@ int main(int argc, char** argv) {
                                                   "the current schema with a fresh integrity header");
     convert->add_option("IN", conv.in, "Model file to read (parsed without the integrity check: only files you trust)")->required();
     convert->add_option("OUT", conv.out, "Model file to write (may be IN)")->required();
+    convert->add_option("--stages", conv.stages,
+                        "Keep only the first N stages: the cascade cut short, to measure what its later stages add "
+                        "(the operating point is kept: calibrate the result again)")
+        ->check(CLI::Range(1, 100000));
 
     // calibrate ----------------------------------------------------------------------------
     CalibrateOptions cal;
