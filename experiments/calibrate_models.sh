@@ -16,7 +16,7 @@ data=${CASCADEKIT_DATA:-../shared/data}
 sets=$(mktemp -d)
 trap 'rm -rf "$sets"' EXIT
 /usr/bin/python3 experiments/make_annotated_sets.py "$sets" "$data" >/dev/null
-for m in inria-hog-cascade inria-hog-cascade-all inria-hog-colour inria-hog-nested inria-hybrid inria-dalal-triggs inria-lbp; do
+for m in inria-hog-cascade inria-hog-cascade-all inria-hog-colour inria-hog-nested inria-hog-nested-all inria-hybrid inria-dalal-triggs inria-lbp; do
     "$cascade" -q calibrate --model "experiments/models/$m.h5" --out "experiments/models/$m.h5" \
         --annotations "$sets/pennfudan-coco.json" --images "$data/PennFudanPed" --class person \
         --fppi 0.1 --stride 4 --scale-step 1.1 --min-scale 0.75 --pad 0.25 --pad-level 0 --fuse nms --nms-iou 0.5

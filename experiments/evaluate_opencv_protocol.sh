@@ -21,7 +21,7 @@ lists=$(mktemp -d)
 trap 'rm -rf "$lists"' EXIT
 protocol=(--stride 8 --scale-step 1.05 --pad 0 --pad-level 16 --upscale-below 400)
 "$cascade" -q eval --model experiments/models/inria-hog-cascade.h5 --write-lists "$lists"
-for m in inria-hog-cascade inria-hog-cascade-all inria-hog-colour inria-hybrid inria-dalal-triggs; do
+for m in inria-hog-cascade inria-hog-cascade-all inria-hog-colour inria-hog-nested inria-hog-nested-all inria-hybrid inria-dalal-triggs; do
   "$cascade" -q eval --model experiments/models/$m.h5 --label "$m" --fppi "$out/$m.csv" --fuse nms "${protocol[@]}"
 done
 "$peer" detect --json "$lists/opencv.json" --stride 8 --scale-step 1.05 --pad-level 16 --upscale-below 400 "$lists/pennfudan.txt"

@@ -736,7 +736,7 @@ TEST(GpuDetector, ShippedModelsMatchTheCpuOnSyntheticAndPennFudanImages) {
         int stride;
     };
     for (const Shipped& k : {Shipped{"inria-hog-cascade.h5", 8}, Shipped{"inria-hog-cascade-all.h5", 8}, Shipped{"inria-hog-colour.h5", 8},
-                             Shipped{"inria-hog-nested.h5", 8}, Shipped{"inria-dalal-triggs.h5", 8}, Shipped{"inria-hybrid.h5", 8},
+                             Shipped{"inria-hog-nested.h5", 8}, Shipped{"inria-hog-nested-all.h5", 8}, Shipped{"inria-dalal-triggs.h5", 8}, Shipped{"inria-hybrid.h5", 8},
                              Shipped{"inria-lbp.h5", 8}, Shipped{"faces-lbp.h5", 1}, Shipped{"faces-lbp-fast.h5", 1},
                              Shipped{"faces-hybrid.h5", 1}}) {
         const std::string& name = k.name;
