@@ -62,9 +62,7 @@ std::vector<DetectResult> Detector::detect_batch(const std::vector<ImageView>& i
 std::future<void> warm_up(Backend backend, int device) {
 #if CASCADEKIT_HAVE_CUDA
     if (backend != Backend::Cpu)
-        return std::async(std::launch::async, [device] {
-            if (cuda_available()) cuda_warm_up(device);
-        });
+        return std::async(std::launch::async, [device] { cuda_warm_up(device); });
 #else
     (void)backend;
     (void)device;

@@ -407,9 +407,9 @@ private:
     const TrainConfig& cfg_;
     const Dataset& data_;
     const ImageLoader& loader_;
-    std::future<void> warm_;  // the mining backend's set-up (warm_up), waited for when the run ends
     const TrainOptions& opt_;
     TrainObserver& obs_;
+    std::future<void> warm_;  // the mining backend's set-up (warm_up), waited for when the run ends
     std::mutex observer_mutex_;
     std::vector<Image> crops_, images_;
     std::vector<std::uint8_t> calibration_;       // boosting.calibration_every, per crop (empty: off)

@@ -89,14 +89,13 @@ struct CudaDetector::Impl {
             }
     }
 
-    // The slot of detect_batch's next frame, of the first n: the one idle longest, unless one of
+    // The slot of a detect_batch host thread's next frame, among its slots first .. first + n − 1:
+    // the one idle longest (by slot_turn, sized already, and the thread's `clock`), unless one of
     // the longer-idle half was last prepared for frames like this one, which then takes it (the
     // longest idle of those). Frames of one size go round every slot; frames of mixed sizes (the
     // trainer's negatives, turned a quarter or not) keep to slots of their size instead of
     // re-preparing a slot at nearly every frame (experiments/results/gpu-waldboost.md, "Mining,
     // timed").
-    // Among slots first .. first + n − 1 (a host thread's own, when a batch is spread over
-    // several), counting turns on that thread's `clock`; slot_turn is sized already.
     std::size_t next_slot(std::size_t first, std::size_t n, const ImageView& image, std::uint64_t& clock) {
         std::vector<std::size_t> order(n);
         for (std::size_t k = 0; k < n; ++k) order[k] = first + k;

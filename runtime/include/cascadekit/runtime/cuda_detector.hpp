@@ -42,8 +42,8 @@ namespace cascadekit {
 
 // True when a CUDA device can be used; otherwise false and, if why is given, the reason.
 bool cuda_available(std::string* why = nullptr);
-// Creates device's CUDA context now (warm_up runs it on a thread of its own); errors are left for
-// the first detector to report.
+// Creates device's CUDA context now (warm_up runs it on a thread of its own); does nothing where
+// there is no such device, and leaves every error for the first detector to report.
 void cuda_warm_up(int device) noexcept;
 
 // How survivors are compacted between stages.
