@@ -459,6 +459,67 @@ TEST(Trainer, NestedStagesStartFromTheRunningScoreAndKeepDMin) {
     for (std::size_t s = 2; s < m2.stages.size(); ++s) EXPECT_EQ(m2.stages[s].as<HogSvmStage>().carry, 0.0f) << "stage " << s + 1;
 }
 
+// A nested hybrid: the first HoG stage starts from the LBP prefix's running score (which the
+// trainer takes from the detector's own evaluator). Each HoG stage, run by the detector, keeps
+// d_min of the training crops the stages before it keep; the model separates held-out data; resume
+// and thread count change no byte.
+namespace {
+double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& crops);  // below
+}  // namespace
+
+TEST(Trainer, NestedHybridStagesStartFromThePrefixsRunningScore) {
+    SyntheticData d = make_data("trainer_nested_hybrid");
+    TrainConfig cfg = tiny_hybrid_config();
+    cfg.boosting.nested = true;
+    cfg.boosting.max_stages = 4;
+    cfg.text += "\n# nested hybrid\n";
+    TrainOptions opt;
+    opt.model_out = d.dir / "nested-hybrid.h5";
+    opt.created_utc = "2026-11-28T00:00:00Z";
+    Quiet obs;
+    ASSERT_TRUE(train(cfg, d.train, read_pgm, opt, obs).finished);
+    const CascadeModel m = load_model(opt.model_out);
+    ASSERT_GE(m.stages.size(), 3u);
+    EXPECT_EQ(m.stages[0].kind(), "waldboost_lbp");
+    EXPECT_GT(m.stages[1].as<HogSvmStage>().carry, 0.0f) << "the first HoG stage does not use the prefix's score";
+    const CascadeEvaluator eval(m);
+    const std::size_t n = d.train.positives.size();
+    std::vector<LevelFeatures> crops(n);
+    std::vector<std::pair<int, int>> at(n);
+    std::vector<WindowProgress> progress(n);
+    std::vector<std::uint8_t> alive(n, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const GrayImage g = read_pgm(d.train.positives[i].path);
+        compute_level_features(g, eval.needs(), m.hog.gradient(), crops[i]);
+        at[i] = {(g.width - 64) / 2, (g.height - 128) / 2};
+        alive[i] = eval.evaluate_stages(crops[i], at[i].first, at[i].second, 0, 1, progress[i]) ? 1 : 0;
+    }
+    for (std::size_t s = 1; s < m.stages.size(); ++s) {
+        std::size_t before = 0, kept = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!alive[i]) continue;
+            ++before;
+            alive[i] = eval.evaluate_stages(crops[i], at[i].first, at[i].second, s, s + 1, progress[i]) ? 1 : 0;
+            kept += alive[i];
+        }
+        const auto allowed = static_cast<std::size_t>(std::floor((1.0 - cfg.boosting.d_min) * static_cast<double>(before) + 1e-9));
+        EXPECT_GE(kept + allowed, before) << "stage " << s + 1 << " carry " << m.stages[s].as<HogSvmStage>().carry;
+    }
+    std::uint64_t windows = 0, fps = 0;
+    auto det = Detector::create(m, {}, Backend::Cpu);
+    for (const auto& neg : d.test.negatives) {
+        const auto r = det->detect(read_pgm(neg).view());
+        windows += r.stats.windows_scanned;
+        fps += r.detections.size();
+    }
+    const double detection = accepted_share(m, d.test.positives), fppw = static_cast<double>(fps) / static_cast<double>(windows);
+    std::printf("nested hybrid, held-out: detection %.3f, false positives per window %.5f, %zu stages\n", detection, fppw, m.stages.size());
+    EXPECT_GE(detection, 0.6);
+    EXPECT_LE(fppw, 0.005);
+    expect_resumed_run_gives_the_same_bytes(cfg, d, opt, 2);
+    expect_same_bytes_with_threads(cfg, d, opt, 1);
+}
+
 // boosting.vote_sequence: each stage votes as its entry says (the last repeating). The first
 // stage is the all-clipped run's, byte for byte; the later ones are binary; resume, which restarts
 // inside the second stage, keeps each stage's votes.
@@ -725,7 +786,8 @@ TEST(Trainer, BadConfigurationValuesAreRefusedByKey) {
         {"waldboost: {calibration_every: 1}", "x.yaml: waldboost.calibration_every: must be 0 (off) or >= 2"},
         {"waldboost: {calibration_every: 4}", "x.yaml: waldboost.calibration_every: only waldboost_lbp stages use it"},
         {"boosting: {stop_when_stalled: -1}", "x.yaml: boosting.stop_when_stalled: must be >= 0"},
-        {"boosting: {nested: true, stage_sequence: [waldboost_lbp, hog_svm]}", "x.yaml: boosting.nested: nests hog_svm stages"},
+        {"boosting: {nested: true, stage_sequence: [hog_svm, waldboost_lbp]}", "x.yaml: boosting.nested: nests hog_svm stages"},
+        {"boosting: {nested: true, stage_sequence: [waldboost_lbp]}", "x.yaml: boosting.nested: nests hog_svm stages"},
         {"boosting: {nested: 2}", "x.yaml: boosting.nested: has the wrong type"},
         {"boosting: {nested: true, nested_until: 1}", "x.yaml: boosting.nested_until: must be 0"},
         {"boosting: {nested_until: 3}", "x.yaml: boosting.nested_until: is used only with boosting.nested: true"},

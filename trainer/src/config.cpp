@@ -327,10 +327,13 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (b.nested_until < 0 || b.nested_until == 1) r.fail("boosting.nested_until", "must be 0 (every stage after the first) or >= 2 (the last nested stage)");
     if (b.nested_until > 0 && !b.nested) r.fail("boosting.nested_until", "is used only with boosting.nested: true");
     if (b.nested && c.kind == TrainKind::Cascade) {
+        // hog_svm stages, after at most a prefix of other kinds (a hybrid's LBP sequence, whose
+        // running score the first hog_svm stage starts from).
         const auto hog = [](const std::string& k) { return k == "hog_svm"; };
-        if (b.stage_sequence.empty() ? !hog(b.stage_kind) : !std::all_of(b.stage_sequence.begin(), b.stage_sequence.end(), hog))
-            r.fail("boosting.nested", "nests hog_svm stages on the hog_svm stages before them: every stage must be a hog_svm stage "
-                                      "(a hybrid's LBP prefix cannot be nested on)");
+        const auto first_hog = std::find_if(b.stage_sequence.begin(), b.stage_sequence.end(), hog);
+        if (b.stage_sequence.empty() ? !hog(b.stage_kind) : first_hog == b.stage_sequence.end() || !std::all_of(first_hog, b.stage_sequence.end(), hog))
+            r.fail("boosting.nested", "nests hog_svm stages on the stages before them: after a prefix of other kinds (a hybrid's LBP "
+                                      "sequence) every stage must be a hog_svm stage");
     }
     if (c.kind == TrainKind::Cascade && !b.final_stage.empty()) {
         require_trainer("boosting.final_stage", b.final_stage);

@@ -135,7 +135,8 @@ private:
     // WaldBoost stages, boosting.calibration_every for the others.
     StageContext context() const {
         const std::vector<std::uint8_t>& mask = trainer_kind_ == "waldboost_lbp" ? wald_calibration_ : calibration_;
-        return {cfg_, stage_number(), positives(), ck_.negatives.size(), mask.empty() ? nullptr : &mask, &ck_.stages};
+        return {cfg_, stage_number(), positives(), ck_.negatives.size(), mask.empty() ? nullptr : &mask, &ck_.stages,
+                prefix_.stages > 0 ? &prefix_ : nullptr};
     }
     // The positives the current stage trainer sees: crops [0, positives()) (data.jitter_only_for:
     // the jittered copies, which follow the crops, only for that trainer's stages).
@@ -172,6 +173,31 @@ private:
         trainer_->resize(positives() + ck_.negatives.size());
         detail::visit_windows(ck_.negatives, images_, positives(), trainer_->needs(), cfg_.hog.gradient(),
                               [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
+        run_prefix();
+    }
+
+    // A nested hog_svm stage after stages of another kind (a hybrid's LBP prefix) starts from the
+    // running score those stages leave: the detector's evaluator runs them on every stored sample
+    // (the crops and the negatives as visited for the stage trainer). A function of the stages and
+    // the samples, so a resumed run finds the same.
+    void run_prefix() {
+        prefix_ = {};
+        if (!cfg_.boosting.nested || trainer_kind_ != "hog_svm") return;
+        std::size_t k = 0;
+        while (k < ck_.stages.size() && ck_.stages[k].get_if<HogSvmStage>() == nullptr) ++k;
+        if (k == 0) return;
+        const CascadeEvaluator eval(detail::model_of(cfg_, {ck_.stages.begin(), ck_.stages.begin() + static_cast<std::ptrdiff_t>(k)}, "", ""));
+        const std::size_t n = positives() + ck_.negatives.size();
+        prefix_.stages = k;
+        prefix_.running.assign(n, 0.0f);
+        prefix_.rejected.assign(n, 0);
+        const auto run = [&](std::size_t i, const LevelFeatures& f, int x, int y) {
+            WindowProgress p;
+            prefix_.rejected[i] = eval.evaluate_stages(f, x, y, 0, k, p) ? 0 : 1;
+            prefix_.running[i] = p.cleared;
+        };
+        detail::visit_positives(crops_, eval.needs(), cfg_.hog.gradient(), cfg_.window.width, cfg_.window.height, run, positives());
+        detail::visit_windows(ck_.negatives, images_, positives(), eval.needs(), cfg_.hog.gradient(), run);
     }
 
     // A stage's pool ran low: refill it, or (waldboost.rescan false, the pool already short of what
@@ -414,6 +440,7 @@ private:
     std::vector<Image> crops_, images_;
     std::vector<std::uint8_t> calibration_;       // boosting.calibration_every, per crop (empty: off)
     std::vector<std::uint8_t> wald_calibration_;  // waldboost.calibration_every, per crop (empty: off)
+    PrefixRun prefix_;  // a nested hog_svm stage's running scores after a prefix of another kind (run_prefix)
     detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
     bool exhausted_in_stage_ = false;
     bool finish_requested_ = false;  // TrainOptions::finish

@@ -197,10 +197,16 @@ private:
         lost_.clear();
         if (!cfg_.boosting.nested || ctx.stages == nullptr || ctx.stages->empty()) return;
         if (cfg_.boosting.nested_until > 0 && ctx.stage > cfg_.boosting.nested_until) return;  // a plain stage after the nested ones
+        // The leading stages of another kind (a hybrid's LBP prefix) come as the loop ran them
+        // (StageContext::prefix); every stage after them must be a hog_svm stage.
+        const PrefixRun* prefix = ctx.prefix;
+        const std::size_t first = prefix != nullptr ? prefix->stages : 0;
+        if (prefix != nullptr && (prefix->running.size() != ctx.samples() || prefix->rejected.size() != ctx.samples()))
+            throw std::logic_error("boosting.nested: the prefix's running scores do not cover the samples");
         std::vector<const HogSvmStage*> before;
-        for (const Stage& s : *ctx.stages) {
-            const auto* h = s.get_if<HogSvmStage>();
-            if (h == nullptr) throw std::invalid_argument("boosting.nested: stage " + std::to_string(before.size() + 1) + " is not a hog_svm stage");
+        for (std::size_t k = first; k < ctx.stages->size(); ++k) {
+            const auto* h = (*ctx.stages)[k].get_if<HogSvmStage>();
+            if (h == nullptr) throw std::invalid_argument("boosting.nested: stage " + std::to_string(k + 1) + " is not a hog_svm stage");
             before.push_back(h);
         }
         running_.assign(ctx.samples(), 0.0f);
@@ -208,8 +214,8 @@ private:
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ctx.samples()), [&](const tbb::blocked_range<std::size_t>& r) {
             BlockDescriptor v;
             for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                float cleared = 0.0f;
-                bool rejected = false;
+                float cleared = prefix != nullptr ? prefix->running[i] : 0.0f;
+                bool rejected = prefix != nullptr && prefix->rejected[i] != 0;
                 for (const HogSvmStage* h : before) {
                     float m = stage_sum(i, *h, v) - h->threshold;
                     if (h->carry != 0.0f) m = block_math::carried(m, h->carry, cleared);

@@ -24,6 +24,14 @@
 
 namespace cascadekit {
 
+// The cascade's leading stages of kinds other than hog_svm (a hybrid's LBP prefix) run on every
+// stored sample by the detector's own evaluator (CascadeEvaluator::evaluate_stages).
+struct PrefixRun {
+    std::size_t stages = 0;              // how many leading stages
+    std::vector<float> running;          // per sample: the running score after them
+    std::vector<std::uint8_t> rejected;  // per sample: 1 when one of them rejects it
+};
+
 struct StageContext {
     const TrainConfig& config;
     int stage = 1;              // 1-based
@@ -36,6 +44,10 @@ struct StageContext {
     // The cascade's finished stages, in order (null: none): what a nested stage's running score
     // (HogSvmStage::carry) comes from.
     const std::vector<Stage>* stages = nullptr;
+    // For a nested stage after stages of another kind (a hybrid's LBP prefix): each sample's
+    // running score after those leading stages, as the detector forms it, and whether they reject
+    // it; null when the cascade has no such stages or no stage is nested.
+    const PrefixRun* prefix = nullptr;
     std::size_t samples() const { return positives + negatives; }
     bool calibrates(std::size_t i) const { return calibration && i < calibration->size() && (*calibration)[i] != 0; }
 };
