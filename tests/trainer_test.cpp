@@ -1427,6 +1427,36 @@ TEST(WaldBoost, BackwardPruningKeepsThePositivesAboveTheQuantileAndRejectsSooner
 
 // Both threshold rules: the wald rule's checkpoint also holds the pool's false-positive rate, which
 // a refill changes. Also with rejection rounds and with calibration positives.
+// The stage a WaldBoost trainer offers for setting the mining backend up before its first round
+// (StageTrainer::warm_up_stage): a valid model that rejects every window. A HoG stage trainer
+// offers its stage, invalid until its first learner (the loop then waits for that round).
+TEST(WaldBoost, WarmUpStageIsValidAndRejectsEveryWindowBeforeTheFirstTable) {
+    const SyntheticData d = make_data("waldboost_warm_up");
+    const TrainConfig cfg = tiny_hybrid_config();
+    const StageTrainerKind* kind = find_stage_trainer("waldboost_lbp");
+    ASSERT_NE(kind, nullptr);
+    const std::unique_ptr<StageTrainer> t = kind->make(cfg);
+    CascadeModel m;
+    m.window_width = cfg.window.width;
+    m.window_height = cfg.window.height;
+    m.hog = cfg.hog;
+    m.stages = {t->warm_up_stage()};
+    ASSERT_NO_THROW(validate_model(m));
+    EXPECT_EQ(m.stages[0].as<WaldBoostLbpStage>().weak.size(), 1u);
+    EXPECT_TRUE(t->stage().as<WaldBoostLbpStage>().weak.empty());
+    auto det = Detector::create(m, {}, Backend::Cpu);
+    std::uint64_t windows = 0;
+    for (const auto& neg : d.train.negatives) {
+        const DetectResult r = det->detect(read_pgm(neg).view());
+        windows += r.stats.windows_scanned;
+        EXPECT_TRUE(r.detections.empty()) << neg;
+    }
+    EXPECT_GT(windows, 0u);
+    const std::unique_ptr<StageTrainer> hog = find_stage_trainer("hog_svm")->make(cfg);
+    m.stages = {hog->warm_up_stage()};
+    EXPECT_THROW(validate_model(m), ModelError) << "a HoG stage without learners";
+}
+
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {
     struct Case {
         WaldRule rule;

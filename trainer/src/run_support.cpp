@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
+#include <tuple>
 #include <ctime>
 
 #include "cascadekit/runtime/bulk_detector.hpp"
@@ -146,6 +148,33 @@ std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& c
         pool.insert(pool.end(), left_out.begin(), left_out.begin() + static_cast<std::ptrdiff_t>(std::min(left_out.size(), want - pool.size())));
     if (totals) *totals = t;
     return pool;
+}
+
+std::future<void> warm_mining(CascadeModel model, const TrainConfig& cfg, const std::vector<Image>& images) {
+    if (cfg.mining.backend == Backend::Cpu) return {};
+    // The two largest sizes of each channel count (the slots' buffers only grow, so the largest
+    // frames size them; two, for images turned a quarter), an image of each.
+    std::map<std::tuple<long long, int, int, int>, std::uint32_t, std::greater<>> by_size;  // pixels, channels, w, h
+    for (std::uint32_t i : usable_images(model, images)) {
+        const Image& im = images[i];
+        by_size.emplace(std::tuple{static_cast<long long>(im.width) * im.height, im.channels, im.width, im.height}, i);
+    }
+    std::vector<std::uint32_t> samples;
+    std::map<int, int> taken;  // per channel count
+    for (const auto& [size, i] : by_size)
+        if (taken[std::get<1>(size)]++ < 2) samples.push_back(i);
+    return std::async(std::launch::async, [model = std::move(model), &cfg, &images, samples = std::move(samples)] {
+        try {
+            BulkDetector bulk = mining_detector(model, cfg);
+            if (bulk.backend_name() == "cpu" || samples.empty()) return;
+            const auto each = static_cast<std::size_t>(std::max(cfg.mining.in_flight, 1));
+            bulk.run(
+                samples.size() * each, [&](std::size_t k) { return BulkImage{images[samples[k / each]].view(), nullptr}; },
+                [](std::size_t, DetectResult&&, const BulkImage&, double) {}, [](std::size_t, const std::string&) {});
+        } catch (...) {
+            // The pass itself meets whatever went wrong here, and reports it.
+        }
+    });
 }
 
 }  // namespace cascadekit::detail

@@ -2,6 +2,7 @@
 // Internal: what the cascade loop and the dense baseline share: the model of a run, its creation
 // time, timing, and bootstrapping through the runtime's bulk detector.
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -44,5 +45,14 @@ std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& c
                                  std::size_t want, std::size_t per_image, RandomStream rng, int stage,
                                  TrainObserver& observer, std::mutex& observer_mutex, MiningTotals* totals = nullptr,
                                  const WindowFilter& allowed = {}, bool all_when_short = false);
+
+// The first bootstrapping pass's set-up, done ahead while the stage trains on the CPU: on a GPU
+// mining backend, `model` (any model of the run: its kinds of stage) runs mining.in_flight frames
+// of each of the two largest sizes among the negative images, so that the pass finds its frame
+// slots' buffers allocated and its kernels loaded, which took over half of that pass's time on an
+// H100. Nothing for the CPU backend (an invalid future). The results are discarded and failures
+// ignored: no negative changes. `cfg` and `images` must outlive the future (which waits when
+// destroyed).
+std::future<void> warm_mining(CascadeModel model, const TrainConfig& cfg, const std::vector<Image>& images);
 
 }  // namespace cascadekit::detail

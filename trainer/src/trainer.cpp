@@ -81,6 +81,7 @@ public:
             obs_.on_note("stage 1 negatives: " + std::to_string(ck_.negatives.size()) + " random windows");
         }
         start_stage(opt_.resume);
+        start_warm_mining();
         if (opt_.finish) {
             if (!opt_.resume) throw TrainError("--finish ends a checkpointed run: give it with --resume");
             finish_requested_ = true;
@@ -96,6 +97,7 @@ public:
             const RoundResult r = trainer_->round(context());
             if (!r.note.empty()) obs_.on_note(r.note);
             if (r.added) report_round(r);
+            if (r.added) start_warm_mining();
             ++ck_.rounds;
             ++rounds_here;
             if (r.wants_negatives && !r.stage_complete && !more_negatives(r)) exhausted_in_stage_ = true;
@@ -226,6 +228,7 @@ private:
         // From each image at most a share of the pool (so that at least ~100 images contribute),
         // images in a seeded order, scanning only as many as the pool needs.
         const std::size_t per_image = std::max<std::size_t>(1, want / 100);
+        wait_warm_mining();
         const auto found = detail::mine_pool(detail::model_of(cfg_, with, data_.description, ck_.created_utc), cfg_, images_, want,
                                              per_image,
                                              detail::streams::refill_subsample(cfg_.seed, static_cast<std::uint64_t>(stage), trainer_->size()),
@@ -278,6 +281,29 @@ private:
         } else {
             trainer_->begin_stage(context());
         }
+    }
+
+    // Sets the mining backend up ahead of the first bootstrapping pass (detail::warm_mining), with
+    // the cascade as it stands (mining runs its kinds of stage until the next kind starts), once
+    // the stage trainer's warm-up stage makes it a valid model: at the run's start, or after the
+    // first round.
+    void start_warm_mining() {
+        if (warm_mining_started_) return;
+        std::vector<Stage> with = ck_.stages;
+        with.push_back(trainer_->warm_up_stage());
+        CascadeModel model = detail::model_of(cfg_, std::move(with), "", "");
+        try {
+            validate_model(model);
+        } catch (const ModelError&) {
+            return;  // no learner yet: after the first round
+        }
+        warm_mining_ = detail::warm_mining(std::move(model), cfg_, images_);
+        warm_mining_started_ = true;
+    }
+
+    // Bootstrapping does not share the device with the warm-up (detail::warm_mining).
+    void wait_warm_mining() {
+        if (warm_mining_.valid()) warm_mining_.get();
     }
 
     void report_round(const RoundResult& res) {
@@ -377,6 +403,7 @@ private:
         // Bootstrapping: the next stage (or the final one) trains on the cascade's false positives.
         const auto t = Clock::now();
         const CascadeModel so_far = detail::model_of(cfg_, ck_.stages, data_.description, ck_.created_utc);
+        wait_warm_mining();
         const auto found = detail::mine(so_far, cfg_, images_, stage + 1, obs_, observer_mutex_, nullptr, allowed_);
         ck_.mining_seconds = seconds_since(t);
         if (found.empty()) {
@@ -440,6 +467,8 @@ private:
     std::vector<Image> crops_, images_;
     std::vector<std::uint8_t> calibration_;       // boosting.calibration_every, per crop (empty: off)
     std::vector<std::uint8_t> wald_calibration_;  // waldboost.calibration_every, per crop (empty: off)
+    std::future<void> warm_mining_;  // the first bootstrapping pass's set-up (detail::warm_mining), after images_
+    bool warm_mining_started_ = false;
     PrefixRun prefix_;  // a nested hog_svm stage's running scores after a prefix of another kind (run_prefix)
     detail::WindowFilter allowed_;  // annotated images: negatives keep clear of their objects
     bool exhausted_in_stage_ = false;

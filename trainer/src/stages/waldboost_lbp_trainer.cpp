@@ -232,6 +232,17 @@ public:
 
     std::size_t size() const override { return stage_.weak.size(); }
     Stage stage() const override { return stage_; }
+    // A refill may follow the first round: before it, one table that rejects every window.
+    Stage warm_up_stage() const override {
+        if (!stage_.weak.empty()) return stage_;
+        WaldBoostLbpStage s = stage_;
+        LbpWeakClassifier c;
+        c.cell = {0, 0, std::max(cfg_.window.width / 3, 1), std::max(cfg_.window.height / 3, 1)};
+        c.responses.fill(-1.0f);
+        c.reject_threshold = 0.0f;
+        s.weak.push_back(c);
+        return s;
+    }
     double detection_rate() const override { return d_; }
     double fp_rate() const override { return f_; }
     float threshold() const override { return stage_.final_threshold; }

@@ -94,6 +94,11 @@ public:
 
     virtual std::size_t size() const = 0;  // weak learners in the stage so far
     virtual Stage stage() const = 0;       // the stage so far
+    // A stage of this kind that detectors can run before the stage has a learner, to set the
+    // mining backend up ahead of the first bootstrapping pass (its windows need not mean
+    // anything). The default, the stage so far, suits kinds whose first pass comes after many
+    // rounds; a kind whose first round may already ask for negatives gives one of its own.
+    virtual Stage warm_up_stage() const { return stage(); }
     // On the stage's own training samples, with its current threshold.
     virtual double detection_rate() const = 0;
     virtual double fp_rate() const = 0;
