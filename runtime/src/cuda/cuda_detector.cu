@@ -90,18 +90,20 @@ struct CudaDetector::Impl {
     }
 
     // The slot of a detect_batch host thread's next frame, among its slots first .. first + n − 1:
-    // the one idle longest (by slot_turn, sized already, and the thread's `clock`), unless one of
-    // the longer-idle half was last prepared for frames like this one, which then takes it (the
-    // longest idle of those). Frames of one size go round every slot; frames of mixed sizes (the
-    // trainer's negatives, turned a quarter or not) keep to slots of their size instead of
-    // re-preparing a slot at nearly every frame (experiments/results/gpu-waldboost.md, "Mining,
-    // timed").
+    // the one idle longest (by slot_turn, sized already, and the thread's `clock`), unless a slot
+    // other than the one used last was last prepared for frames like this one, which then takes
+    // it (the longest idle of those). Frames of one size go round every slot; frames of mixed
+    // sizes (the trainer's negatives, turned a quarter or not) keep to slots of their size instead
+    // of re-preparing a slot at nearly every frame (experiments/results/gpu-waldboost.md, "Mining,
+    // timed"). Until the thirty-third session only the longer-idle half could be taken so: with
+    // four slots and two sizes in random order, 10 of a thread's 32 frames re-prepared a slot and
+    // captured its graph, against 4 now ("The first pass's set-up run ahead").
     std::size_t next_slot(std::size_t first, std::size_t n, const ImageView& image, std::uint64_t& clock) {
         std::vector<std::size_t> order(n);
         for (std::size_t k = 0; k < n; ++k) order[k] = first + k;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return slot_turn[a] < slot_turn[b]; });
         std::size_t pick = order[0];
-        for (std::size_t j = 0; j < std::max<std::size_t>(1, n / 2); ++j)
+        for (std::size_t j = 0; j < std::max<std::size_t>(1, n - 1); ++j)
             if (cuda::prepared_for(slot(order[j]), image)) {
                 pick = order[j];
                 break;
