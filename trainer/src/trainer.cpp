@@ -81,7 +81,6 @@ public:
             obs_.on_note("stage 1 negatives: " + std::to_string(ck_.negatives.size()) + " random windows");
         }
         start_stage(opt_.resume);
-        start_warm_mining();
         if (opt_.finish) {
             if (!opt_.resume) throw TrainError("--finish ends a checkpointed run: give it with --resume");
             finish_requested_ = true;
@@ -92,12 +91,15 @@ public:
             return summary(elapsed());
         }
 
+        start_warm_mining();  // not for --finish: no mining follows
         int rounds_here = 0;
         while (!ck_.finished) {
             const RoundResult r = trainer_->round(context());
             if (!r.note.empty()) obs_.on_note(r.note);
-            if (r.added) report_round(r);
-            if (r.added) start_warm_mining();
+            if (r.added) {
+                report_round(r);
+                start_warm_mining();  // a no-op once started
+            }
             ++ck_.rounds;
             ++rounds_here;
             if (r.wants_negatives && !r.stage_complete && !more_negatives(r)) exhausted_in_stage_ = true;
