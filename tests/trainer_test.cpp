@@ -25,6 +25,7 @@
 #include "cascadekit/trainer/trainer.hpp"
 #include "training_data.hpp"  // trainer/src: negative images and their transforms
 #include "checkpoint.hpp"  // trainer/src: the checkpoint format, to build damaged-but-sealed files
+#include "run_support.hpp"  // trainer/src: mine and mine_pool
 #include "stages/stage_trainers.hpp"  // trainer/src: detail::confidence_rated_alpha
 #include "test_support.hpp"
 #include "trainer_support.hpp"
@@ -1455,6 +1456,62 @@ TEST(WaldBoost, WarmUpStageIsValidAndRejectsEveryWindowBeforeTheFirstTable) {
     const std::unique_ptr<StageTrainer> hog = find_stage_trainer("hog_svm")->make(cfg);
     m.stages = {hog->warm_up_stage()};
     EXPECT_THROW(validate_model(m), ModelError) << "a HoG stage without learners";
+}
+
+// mine_pool draws each image's windows on the bulk runner's workers (the first per_image of
+// subsample's shuffle) and keeps as many of them as the pool has room for. The pool must be what
+// the plain procedure gives: every accepted window of each image in the shuffled order, then
+// subsample(windows, min(per_image, room), RandomStream(seed, {image})), until the pool is full,
+// for per-image limits above and below the images' counts and pools that end inside an image.
+TEST(WaldBoost, PoolDrawnOnTheWorkersEqualsSubsamplingEachImage) {
+    const SyntheticData d = make_data("waldboost_pool_draw");
+    TrainConfig cfg = tiny_waldboost_config();
+    CascadeModel m;
+    m.window_width = cfg.window.width;
+    m.window_height = cfg.window.height;
+    m.hog = cfg.hog;
+    WaldBoostLbpStage stage;
+    LbpWeakClassifier c;
+    c.cell = {4, 8, 6, 10};
+    std::mt19937 rng(3);
+    for (float& r : c.responses) r = rng() % 3 == 0 ? 1.0f : -1.0f;  // about a third of the codes pass
+    c.reject_threshold = -10.0f;
+    stage.weak.push_back(c);
+    stage.final_threshold = 0.0f;
+    m.stages.push_back(stage);
+    validate_model(m);
+    const std::vector<Image> images = detail::load_images(d.train.negatives, read_pgm);
+    Quiet obs;
+    std::mutex mutex;
+    // Every accepted window, each image's in scan order.
+    const std::vector<detail::WindowRef> all = detail::mine(m, cfg, images, 1, obs, mutex);
+    ASSERT_GT(all.size(), 200u);
+    std::map<std::uint32_t, std::vector<detail::WindowRef>> of_image;
+    for (const detail::WindowRef& w : all) of_image[w.image].push_back(w);
+    for (const auto& [want, per_image] : std::vector<std::pair<std::size_t, std::size_t>>{{50, 7}, {333, 20}, {1000, 1000}, {100000, 60}}) {
+        const RandomStream stream(cfg.seed, {42, want});
+        const std::vector<detail::WindowRef> pool = detail::mine_pool(m, cfg, images, want, per_image, stream, 1, obs, mutex);
+        RandomStream r = stream;
+        std::vector<std::uint32_t> order;
+        for (std::uint32_t i = 0; i < images.size(); ++i)
+            if (images[i].width >= m.window_width && images[i].height >= m.window_height) order.push_back(i);
+        for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + r.below(order.size() - i)]);
+        const std::uint64_t seed = r.next();
+        std::vector<detail::WindowRef> expected;
+        for (std::uint32_t image : order) {
+            if (expected.size() >= want) break;
+            const auto it = of_image.find(image);
+            if (it == of_image.end()) continue;
+            const std::vector<detail::WindowRef> drawn =
+                detail::subsample(it->second, std::min(per_image, want - expected.size()), RandomStream(seed, {image}));
+            expected.insert(expected.end(), drawn.begin(), drawn.end());
+        }
+        ASSERT_EQ(pool.size(), expected.size()) << want << " wanted, " << per_image << " an image";
+        for (std::size_t i = 0; i < pool.size(); ++i)
+            ASSERT_TRUE(pool[i].image == expected[i].image && pool[i].scale == expected[i].scale && pool[i].x == expected[i].x &&
+                        pool[i].y == expected[i].y)
+                << "window " << i << " of " << want << " wanted, " << per_image << " an image";
+    }
 }
 
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {

@@ -1,8 +1,10 @@
 #include "run_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <tuple>
 #include <ctime>
 
@@ -56,14 +58,28 @@ std::vector<std::uint32_t> usable_images(const CascadeModel& model, const std::v
 }  // namespace
 
 namespace {
+// An image's accepted windows as scan_images hands them on: every one in scan order, or, when it
+// draws (Draw), the first `per_image` of a Fisher-Yates shuffle of them (subsample's swaps, so the
+// first t of them are subsample's draw of t for any t up to per_image), each with its index in
+// scan order, and how many there were.
+struct ImageWindows {
+    std::vector<WindowRef> windows;
+    std::vector<std::uint32_t> index;  // when drawn: windows[i]'s index among the accepted ones
+    std::size_t accepted = 0;
+};
+struct Draw {
+    std::size_t per_image = 0;  // 0: hand every window on
+    std::uint64_t seed = 0;     // image i's draw: RandomStream(seed, {i})
+};
+
 // Scans images[order[0]], images[order[1]], … with `model` through the bulk runner, handing each
-// image's accepted windows (as WindowRefs, in scan order) to on_image, in order, until stop()
-// says enough. Reports progress for `stage` (images_before counted as done already).
-using ImageWindows = std::function<void(std::vector<WindowRef>&& accepted)>;
+// image's accepted windows to on_image, in order, until stop() says enough. Reports progress for
+// `stage` (images_before counted as done already).
+using OnImage = std::function<void(ImageWindows&& accepted)>;
 MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, const std::vector<Image>& images,
                          const std::vector<std::uint32_t>& order, std::size_t images_before, int stage,
-                         TrainObserver& observer, std::mutex& observer_mutex, const ImageWindows& on_image,
-                         const std::function<bool()>& stop, const WindowFilter& allowed) {
+                         TrainObserver& observer, std::mutex& observer_mutex, const OnImage& on_image,
+                         const std::function<bool()>& stop, const WindowFilter& allowed, Draw draw = {}) {
     BulkDetector bulk = mining_detector(model, cfg);
     MiningProgress p;
     p.stage = stage;
@@ -78,14 +94,15 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
         std::lock_guard lock(observer_mutex);
         observer.on_mining(p);
     };
-    // Each image's accepted windows as WindowRefs, made on the bulk runner's worker threads (the
-    // first passes of a WaldBoost run accept millions of windows), handed on in order.
-    std::vector<std::vector<WindowRef>> accepted(order.size());
+    // Each image's windows, made on the bulk runner's worker threads (the first passes of a
+    // WaldBoost run accept millions of windows; drawing there keeps only a few thousand of them
+    // as records), handed on in order.
+    std::vector<ImageWindows> accepted(order.size());
     const BulkTotals bulk_totals = bulk.run(
         order.size(), [&](std::size_t k) { return BulkImage{images[order[k]].view(), nullptr}; },
         [&](std::size_t k, DetectResult&& r, const BulkImage&, double) {
             p.windows_scanned += r.stats.windows_scanned;
-            p.false_positives += accepted[k].size();
+            p.false_positives += accepted[k].accepted;
             ++p.images_done;
             on_image(std::move(accepted[k]));
             accepted[k] = {};
@@ -96,12 +113,29 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
         },
         {}, stop,
         [&](std::size_t k, DetectResult& r, const BulkImage&) {
-            std::vector<WindowRef>& mine = accepted[k];
-            mine.reserve(r.detections.size());
-            for (const Detection& d : r.detections) {
-                const WindowRef w{order[k], 0, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
-                                  static_cast<std::int32_t>(std::lround(d.y / d.scale))};
-                if (!allowed || allowed(w)) mine.push_back(w);
+            ImageWindows& mine = accepted[k];
+            const auto ref = [&](const Detection& d) {
+                return WindowRef{order[k], 0, d.scale, static_cast<std::int32_t>(std::lround(d.x / d.scale)),
+                                 static_cast<std::int32_t>(std::lround(d.y / d.scale))};
+            };
+            if (draw.per_image == 0) {
+                mine.windows.reserve(r.detections.size());
+                for (const Detection& d : r.detections)
+                    if (const WindowRef w = ref(d); !allowed || allowed(w)) mine.windows.push_back(w);
+                mine.accepted = mine.windows.size();
+            } else {
+                std::vector<std::uint32_t> in;  // the detections `allowed` keeps
+                in.reserve(r.detections.size());
+                for (std::size_t i = 0; i < r.detections.size(); ++i)
+                    if (!allowed || allowed(ref(r.detections[i]))) in.push_back(static_cast<std::uint32_t>(i));
+                const std::size_t n = in.size(), drawn = std::min(draw.per_image, n);
+                std::vector<std::uint32_t> idx(n);
+                std::iota(idx.begin(), idx.end(), 0u);
+                RandomStream rng(draw.seed, {order[k]});
+                for (std::size_t i = 0; i < drawn; ++i) std::swap(idx[i], idx[i + rng.below(n - i)]);
+                mine.index.assign(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(drawn));
+                for (std::uint32_t i : mine.index) mine.windows.push_back(ref(r.detections[in[i]]));
+                mine.accepted = n;
             }
             r.detections = {};  // not needed again
         });
@@ -118,7 +152,7 @@ std::vector<WindowRef> mine(const CascadeModel& model, const TrainConfig& cfg, c
     const std::vector<std::uint32_t> usable = usable_images(model, images);
     std::vector<WindowRef> found;
     const MiningTotals t = scan_images(model, cfg, images, usable, images.size() - usable.size(), stage, observer, observer_mutex,
-                                       [&](std::vector<WindowRef>&& w) { found.insert(found.end(), w.begin(), w.end()); }, {},
+                                       [&](ImageWindows&& w) { found.insert(found.end(), w.windows.begin(), w.windows.end()); }, {},
                                        allowed);
     if (totals) *totals = t;
     return found;
@@ -132,18 +166,31 @@ std::vector<WindowRef> mine_pool(const CascadeModel& model, const TrainConfig& c
     for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + rng.below(order.size() - i)]);
     const std::uint64_t seed = rng.next();  // per-image draws: RandomStream(seed, {image})
     std::vector<WindowRef> pool, left_out;  // left_out: beyond the per-image limit (all_when_short)
+    // Without all_when_short the workers draw each image's windows (the first per_image of
+    // subsample's shuffle) and the consumer keeps the first of them it has room for, which is
+    // subsample's draw of that many; with it, the windows left out are kept too, so every one
+    // comes to the consumer.
+    const Draw draw{all_when_short ? 0 : per_image, seed};
     const MiningTotals t = scan_images(
         model, cfg, images, order, 0, stage, observer, observer_mutex,
-        [&](std::vector<WindowRef>&& w) {
-            if (pool.size() >= want || w.empty()) return;  // full: what comes after does not count
-            const std::uint32_t image = w.front().image;
+        [&](ImageWindows&& w) {
+            if (pool.size() >= want || w.accepted == 0) return;  // full: what comes after does not count
+            const std::size_t target = std::min(per_image, want - pool.size());
+            if (draw.per_image > 0) {
+                std::vector<std::pair<std::uint32_t, WindowRef>> kept;
+                for (std::size_t i = 0; i < std::min(target, w.windows.size()); ++i) kept.emplace_back(w.index[i], w.windows[i]);
+                std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                for (const auto& [i, ref] : kept) pool.push_back(ref);
+                return;
+            }
+            const std::uint32_t image = w.windows.front().image;
             std::vector<WindowRef> rest;
-            const bool keep_rest = all_when_short && left_out.size() < want;
-            w = subsample(w, std::min(per_image, want - pool.size()), RandomStream(seed, {image}), keep_rest ? &rest : nullptr);
-            pool.insert(pool.end(), w.begin(), w.end());
+            const bool keep_rest = left_out.size() < want;
+            w.windows = subsample(w.windows, target, RandomStream(seed, {image}), keep_rest ? &rest : nullptr);
+            pool.insert(pool.end(), w.windows.begin(), w.windows.end());
             left_out.insert(left_out.end(), rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(std::min(rest.size(), want - left_out.size())));
         },
-        [&] { return pool.size() >= want; }, allowed);
+        [&] { return pool.size() >= want; }, allowed, draw);
     if (pool.size() < want)
         pool.insert(pool.end(), left_out.begin(), left_out.begin() + static_cast<std::ptrdiff_t>(std::min(left_out.size(), want - pool.size())));
     if (totals) *totals = t;
