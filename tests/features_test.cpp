@@ -1,4 +1,5 @@
 // features/ against slow, obviously-correct references.
+#include <array>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -138,6 +139,32 @@ TEST(Gray, Bt601MatchesReferenceAndChannelOrder) {
 // gray_rows (AVX2 32 and SSSE3 16 pixels at a time, with scalar heads and tails) against the plain integer
 // formula, pixel by pixel: widths around the 16-pixel blocks, 3 and 4 channels, both orders,
 // padded and bottom-up strides, and streaming stores into destinations at every alignment.
+// map_bytes against the plain loop: every byte value, lengths around the 32-byte blocks, every
+// start offset within a block, in place too, for the square-root gamma table and random tables.
+TEST(Gray, MapBytesEqualsTheTableLookUp) {
+    std::mt19937 rng(17);
+    std::vector<std::array<std::uint8_t, 256>> tables(3);
+    for (int v = 0; v < 256; ++v) tables[0][static_cast<std::size_t>(v)] = gamma_table(GrayGamma::Sqrt)[v];
+    for (std::size_t t = 1; t < tables.size(); ++t)
+        for (auto& e : tables[t]) e = static_cast<std::uint8_t>(rng());
+    std::vector<std::uint8_t> in(300), out(300), want(300);
+    for (const auto& table : tables)
+        for (std::size_t n : {0, 1, 31, 32, 33, 64, 95, 256, 257, 290})
+            for (std::size_t at = 0; at < 8; ++at) {
+                for (std::size_t i = 0; i < in.size(); ++i) in[i] = i < 256 ? static_cast<std::uint8_t>(i) : static_cast<std::uint8_t>(rng());
+                std::shuffle(in.begin() + static_cast<std::ptrdiff_t>(at), in.begin() + static_cast<std::ptrdiff_t>(std::min(in.size(), at + n)), rng);
+                std::fill(out.begin(), out.end(), std::uint8_t{7});
+                want = out;
+                for (std::size_t i = at; i < at + n && i < in.size(); ++i) want[i] = table[in[i]];
+                const std::size_t len = std::min(n, in.size() - at);
+                map_bytes(in.data() + at, out.data() + at, len, table.data());
+                ASSERT_EQ(out, want) << "n " << n << " at " << at;
+                std::vector<std::uint8_t> same = in;
+                map_bytes(same.data() + at, same.data() + at, len, table.data());
+                for (std::size_t i = at; i < at + len; ++i) ASSERT_EQ(same[i], table[in[i]]) << "in place, byte " << i;
+            }
+}
+
 TEST(Gray, RowsEqualThePlainFormulaForEveryLayout) {
     std::mt19937 rng(7);
     std::uniform_int_distribution<int> u(0, 255);

@@ -10,6 +10,7 @@
 #include <tbb/parallel_for.h>
 
 #include "bands.hpp"
+#include "cascadekit/features/image.hpp"
 #include "cascadekit/features/simd.hpp"
 #include "gradient_table.hpp"
 
@@ -110,11 +111,7 @@ GradientSource gamma_mapped(const GradientSource& src, GrayGamma gamma, ColourPl
     }
     tbb::parallel_for(tbb::blocked_range<int>(0, h, 16), [&](const tbb::blocked_range<int>& rows) {
         const std::size_t begin = static_cast<std::size_t>(rows.begin()) * w, end = static_cast<std::size_t>(rows.end()) * w;
-        for (int c = 0; c < count; ++c) {
-            const std::uint8_t* in = src.planes[c]->pixels.data();
-            std::uint8_t* o = planes[c]->pixels.data();
-            for (std::size_t i = begin; i < end; ++i) o[i] = table[in[i]];
-        }
+        for (int c = 0; c < count; ++c) map_bytes(src.planes[c]->pixels.data() + begin, planes[c]->pixels.data() + begin, end - begin, table);
     });
     return count == 3 ? GradientSource(out) : GradientSource(out.r);
 }

@@ -65,6 +65,11 @@ void to_gray(const ImageView& image, GrayImage& out);  // reuses out's storage
 // Requires: validate(image) passes; 0 <= y0 <= y1 <= image.height.
 void gray_rows(const ImageView& image, int y0, int y1, std::uint8_t* dst, std::ptrdiff_t dst_stride, bool streaming = false);
 
+// out[i] = table[in[i]] for i < n, through a 256-entry byte table (gradient.hpp's gamma_table):
+// 32 bytes at a time with AVX2 where the CPU has it, the plain loop's bytes. in == out is allowed
+// (other overlaps are not).
+void map_bytes(const std::uint8_t* in, std::uint8_t* out, std::size_t n, const std::uint8_t* table);
+
 // The colour channels of an image as three gray planes, always in R, G, B order (whatever the
 // buffer's order), for colour gradients (gradient.hpp). A 1-channel view gives three copies of
 // its gray plane. Ensures: each plane has the view's width and height.
