@@ -36,14 +36,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Share of held-out positives accepted and of held-out negative windows accepted.
-// The images are read by `load` (colour kept for models with colour gradients).
+// Share of held-out positives accepted and of held-out negative windows accepted, with the
+// features every stage of the model reads (HoG, LBP or both). The images are read by `load`
+// (colour kept for models with colour gradients).
 std::pair<double, double> held_out_rates(const CascadeModel& m, const SyntheticData& d, const ImageLoader& load = read_pgm) {
+    const CascadeEvaluator eval(m);
     std::size_t accepted = 0;
     for (const auto& p : d.test.positives) {
         LevelFeatures f;
-        compute_image_features(load(p.path), {true, false}, m.hog.gradient(), f);
-        accepted += evaluate_window(m, f, 8, 8).rejected_at < 0;
+        compute_image_features(load(p.path), eval.needs(), m.hog.gradient(), f);
+        accepted += eval.evaluate(f, 8, 8).rejected_at < 0;
     }
     std::uint64_t windows = 0, fps = 0;
     auto det = Detector::create(m, {}, Backend::Cpu);
@@ -464,10 +466,6 @@ TEST(Trainer, NestedStagesStartFromTheRunningScoreAndKeepDMin) {
 // trainer takes from the detector's own evaluator). Each HoG stage, run by the detector, keeps
 // d_min of the training crops the stages before it keep; the model separates held-out data; resume
 // and thread count change no byte.
-namespace {
-double accepted_share(const CascadeModel& m, const std::vector<PositiveCrop>& crops);  // below
-}  // namespace
-
 TEST(Trainer, NestedHybridStagesStartFromThePrefixsRunningScore) {
     SyntheticData d = make_data("trainer_nested_hybrid");
     TrainConfig cfg = tiny_hybrid_config();
@@ -506,14 +504,7 @@ TEST(Trainer, NestedHybridStagesStartFromThePrefixsRunningScore) {
         const auto allowed = static_cast<std::size_t>(std::floor((1.0 - cfg.boosting.d_min) * static_cast<double>(before) + 1e-9));
         EXPECT_GE(kept + allowed, before) << "stage " << s + 1 << " carry " << m.stages[s].as<HogSvmStage>().carry;
     }
-    std::uint64_t windows = 0, fps = 0;
-    auto det = Detector::create(m, {}, Backend::Cpu);
-    for (const auto& neg : d.test.negatives) {
-        const auto r = det->detect(read_pgm(neg).view());
-        windows += r.stats.windows_scanned;
-        fps += r.detections.size();
-    }
-    const double detection = accepted_share(m, d.test.positives), fppw = static_cast<double>(fps) / static_cast<double>(windows);
+    const auto [detection, fppw] = held_out_rates(m, d);
     std::printf("nested hybrid, held-out: detection %.3f, false positives per window %.5f, %zu stages\n", detection, fppw, m.stages.size());
     EXPECT_GE(detection, 0.6);
     EXPECT_LE(fppw, 0.005);
@@ -1462,7 +1453,8 @@ TEST(WaldBoost, WarmUpStageIsValidAndRejectsEveryWindowBeforeTheFirstTable) {
 // subsample's shuffle) and keeps as many of them as the pool has room for. The pool must be what
 // the plain procedure gives: every accepted window of each image in the shuffled order, then
 // subsample(windows, min(per_image, room), RandomStream(seed, {image})), until the pool is full,
-// for per-image limits above and below the images' counts and pools that end inside an image.
+// for per-image limits above and below the images' counts and pools that end inside an image,
+// with and without a window filter.
 TEST(WaldBoost, PoolDrawnOnTheWorkersEqualsSubsamplingEachImage) {
     const SyntheticData d = make_data("waldboost_pool_draw");
     TrainConfig cfg = tiny_waldboost_config();
@@ -1483,35 +1475,41 @@ TEST(WaldBoost, PoolDrawnOnTheWorkersEqualsSubsamplingEachImage) {
     const std::vector<Image> images = detail::load_images(d.train.negatives, read_pgm);
     Quiet obs;
     std::mutex mutex;
-    // Every accepted window, each image's in scan order.
-    const std::vector<detail::WindowRef> all = detail::mine(m, cfg, images, 1, obs, mutex);
-    ASSERT_GT(all.size(), 200u);
-    std::map<std::uint32_t, std::vector<detail::WindowRef>> of_image;
-    for (const detail::WindowRef& w : all) of_image[w.image].push_back(w);
-    for (const auto& [want, per_image] : std::vector<std::pair<std::size_t, std::size_t>>{{50, 7}, {333, 20}, {1000, 1000}, {100000, 60}}) {
-        const RandomStream stream(cfg.seed, {42, want});
-        const std::vector<detail::WindowRef> pool = detail::mine_pool(m, cfg, images, want, per_image, stream, 1, obs, mutex);
-        RandomStream r = stream;
-        std::vector<std::uint32_t> order;
-        for (std::uint32_t i = 0; i < images.size(); ++i)
-            if (images[i].width >= m.window_width && images[i].height >= m.window_height) order.push_back(i);
-        for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + r.below(order.size() - i)]);
-        const std::uint64_t seed = r.next();
-        std::vector<detail::WindowRef> expected;
-        for (std::uint32_t image : order) {
-            if (expected.size() >= want) break;
-            const auto it = of_image.find(image);
-            if (it == of_image.end()) continue;
-            const std::vector<detail::WindowRef> drawn =
-                detail::subsample(it->second, std::min(per_image, want - expected.size()), RandomStream(seed, {image}));
-            expected.insert(expected.end(), drawn.begin(), drawn.end());
+    // The pools of every size against the plain procedure, for the windows `allowed` lets through
+    // (annotated images' keep-clear rule) or all of them.
+    const auto expect_plain_pools = [&](const detail::WindowFilter& allowed) {
+        const std::vector<detail::WindowRef> all = detail::mine(m, cfg, images, 1, obs, mutex, nullptr, allowed);
+        ASSERT_GT(all.size(), 200u);
+        std::map<std::uint32_t, std::vector<detail::WindowRef>> of_image;  // each image's in scan order
+        for (const detail::WindowRef& w : all) of_image[w.image].push_back(w);
+        for (const auto& [want, per_image] : std::vector<std::pair<std::size_t, std::size_t>>{{50, 7}, {333, 20}, {1000, 1000}, {100000, 60}}) {
+            const RandomStream stream(cfg.seed, {42, want});
+            const std::vector<detail::WindowRef> pool =
+                detail::mine_pool(m, cfg, images, want, per_image, stream, 1, obs, mutex, nullptr, allowed);
+            RandomStream r = stream;
+            std::vector<std::uint32_t> order;
+            for (std::uint32_t i = 0; i < images.size(); ++i)
+                if (images[i].width >= m.window_width && images[i].height >= m.window_height) order.push_back(i);
+            for (std::size_t i = 0; i + 1 < order.size(); ++i) std::swap(order[i], order[i + r.below(order.size() - i)]);
+            const std::uint64_t seed = r.next();
+            std::vector<detail::WindowRef> expected;
+            for (std::uint32_t image : order) {
+                if (expected.size() >= want) break;
+                const auto it = of_image.find(image);
+                if (it == of_image.end()) continue;
+                const std::vector<detail::WindowRef> drawn =
+                    detail::subsample(it->second, std::min(per_image, want - expected.size()), RandomStream(seed, {image}));
+                expected.insert(expected.end(), drawn.begin(), drawn.end());
+            }
+            ASSERT_EQ(pool.size(), expected.size()) << want << " wanted, " << per_image << " an image";
+            for (std::size_t i = 0; i < pool.size(); ++i)
+                ASSERT_TRUE(pool[i].image == expected[i].image && pool[i].scale == expected[i].scale && pool[i].x == expected[i].x &&
+                            pool[i].y == expected[i].y)
+                    << "window " << i << " of " << want << " wanted, " << per_image << " an image";
         }
-        ASSERT_EQ(pool.size(), expected.size()) << want << " wanted, " << per_image << " an image";
-        for (std::size_t i = 0; i < pool.size(); ++i)
-            ASSERT_TRUE(pool[i].image == expected[i].image && pool[i].scale == expected[i].scale && pool[i].x == expected[i].x &&
-                        pool[i].y == expected[i].y)
-                << "window " << i << " of " << want << " wanted, " << per_image << " an image";
-    }
+    };
+    expect_plain_pools({});
+    expect_plain_pools([](const detail::WindowRef& w) { return (w.x / 8 + w.y / 8) % 3 != 0; });
 }
 
 TEST(WaldBoost, ResumesBitIdenticallyAndIgnoresTheThreadCount) {

@@ -124,17 +124,17 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
                     if (const WindowRef w = ref(d); !allowed || allowed(w)) mine.windows.push_back(w);
                 mine.accepted = mine.windows.size();
             } else {
-                std::vector<std::uint32_t> in;  // the detections `allowed` keeps
-                in.reserve(r.detections.size());
-                for (std::size_t i = 0; i < r.detections.size(); ++i)
-                    if (!allowed || allowed(ref(r.detections[i]))) in.push_back(static_cast<std::uint32_t>(i));
-                const std::size_t n = in.size(), drawn = std::min(draw.per_image, n);
+                std::vector<std::uint32_t> in;  // with a filter: the detections it keeps (else all of them)
+                if (allowed)
+                    for (std::size_t i = 0; i < r.detections.size(); ++i)
+                        if (allowed(ref(r.detections[i]))) in.push_back(static_cast<std::uint32_t>(i));
+                const std::size_t n = allowed ? in.size() : r.detections.size(), drawn = std::min(draw.per_image, n);
                 std::vector<std::uint32_t> idx(n);
                 std::iota(idx.begin(), idx.end(), 0u);
                 RandomStream rng(draw.seed, {order[k]});
                 for (std::size_t i = 0; i < drawn; ++i) std::swap(idx[i], idx[i + rng.below(n - i)]);
                 mine.index.assign(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(drawn));
-                for (std::uint32_t i : mine.index) mine.windows.push_back(ref(r.detections[in[i]]));
+                for (std::uint32_t i : mine.index) mine.windows.push_back(ref(r.detections[allowed ? in[i] : i]));
                 mine.accepted = n;
             }
             r.detections = {};  // not needed again

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 
 #include "cascadekit/io/model_file.hpp"
@@ -173,35 +174,47 @@ private:
                                 [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); }, positives());
     }
 
+    // Stores the negatives in the stage trainer, visiting each negative image's levels once; a
+    // nested hog_svm stage after a prefix of other kinds also gets the prefix's running scores
+    // from the same visit (and from the crops).
     void store_negatives() {
         trainer_->resize(positives() + ck_.negatives.size());
-        detail::visit_windows(ck_.negatives, images_, positives(), trainer_->needs(), cfg_.hog.gradient(),
-                              [&](std::size_t i, const LevelFeatures& f, int x, int y) { trainer_->store(i, f, x, y); });
-        run_prefix();
+        const std::unique_ptr<CascadeEvaluator> prefix = prefix_evaluator();
+        FeatureNeeds needs = trainer_->needs();
+        if (prefix) needs |= prefix->needs();
+        detail::visit_windows(ck_.negatives, images_, positives(), needs, cfg_.hog.gradient(),
+                              [&](std::size_t i, const LevelFeatures& f, int x, int y) {
+                                  trainer_->store(i, f, x, y);
+                                  if (prefix) run_prefix(*prefix, i, f, x, y);
+                              });
+        if (prefix)
+            detail::visit_positives(crops_, prefix->needs(), cfg_.hog.gradient(), cfg_.window.width, cfg_.window.height,
+                                    [&](std::size_t i, const LevelFeatures& f, int x, int y) { run_prefix(*prefix, i, f, x, y); },
+                                    positives());
     }
 
     // A nested hog_svm stage after stages of another kind (a hybrid's LBP prefix) starts from the
-    // running score those stages leave: the detector's evaluator runs them on every stored sample
-    // (the crops and the negatives as visited for the stage trainer). A function of the stages and
-    // the samples, so a resumed run finds the same.
-    void run_prefix() {
+    // running score those stages leave, which the detector's own evaluator computes for every
+    // stored sample (the crops and the negatives as visited for the stage trainer): a function of
+    // the stages and the samples, so a resumed run finds the same. The evaluator of those
+    // stages, with prefix_ sized for the samples; null (and prefix_ empty) when there are none.
+    std::unique_ptr<CascadeEvaluator> prefix_evaluator() {
         prefix_ = {};
-        if (!cfg_.boosting.nested || trainer_kind_ != "hog_svm") return;
+        if (!cfg_.boosting.nested || trainer_kind_ != "hog_svm") return nullptr;
         std::size_t k = 0;
         while (k < ck_.stages.size() && ck_.stages[k].get_if<HogSvmStage>() == nullptr) ++k;
-        if (k == 0) return;
-        const CascadeEvaluator eval(detail::model_of(cfg_, {ck_.stages.begin(), ck_.stages.begin() + static_cast<std::ptrdiff_t>(k)}, "", ""));
+        if (k == 0) return nullptr;
         const std::size_t n = positives() + ck_.negatives.size();
         prefix_.stages = k;
         prefix_.running.assign(n, 0.0f);
         prefix_.rejected.assign(n, 0);
-        const auto run = [&](std::size_t i, const LevelFeatures& f, int x, int y) {
-            WindowProgress p;
-            prefix_.rejected[i] = eval.evaluate_stages(f, x, y, 0, k, p) ? 0 : 1;
-            prefix_.running[i] = p.cleared;
-        };
-        detail::visit_positives(crops_, eval.needs(), cfg_.hog.gradient(), cfg_.window.width, cfg_.window.height, run, positives());
-        detail::visit_windows(ck_.negatives, images_, positives(), eval.needs(), cfg_.hog.gradient(), run);
+        return std::make_unique<CascadeEvaluator>(
+            detail::model_of(cfg_, {ck_.stages.begin(), ck_.stages.begin() + static_cast<std::ptrdiff_t>(k)}, "", ""));
+    }
+    void run_prefix(const CascadeEvaluator& prefix, std::size_t i, const LevelFeatures& f, int x, int y) {
+        WindowProgress p;
+        prefix_.rejected[i] = prefix.evaluate_stages(f, x, y, 0, prefix_.stages, p) ? 0 : 1;
+        prefix_.running[i] = p.cleared;
     }
 
     // A stage's pool ran low: refill it, or (waldboost.rescan false, the pool already short of what
