@@ -542,6 +542,75 @@ TEST(GpuDetector, DetectorsOnTheSlotsOfEarlierOnesMatchTheCpu) {
     EXPECT_GT(found, 0u);
 }
 
+// As in the trainer's bootstrapping: a new detector for every pass, its sequence longer, the same
+// window and scan. Its slots come from the pool still prepared for their frame size (no pyramid
+// planned, no table uploaded) and their graphs are updated with the new sequence's kernel
+// arguments. A sequence with fewer launches, or another stride, prepares again. Every detector
+// gives the CPU's detections on frames of one size, then of two in mixed order.
+TEST(GpuDetector, NextDetectorsOfTheSameScanKeepTheSlotsPreparation) {
+    REQUIRE_GPU();
+    std::vector<GrayImage> one, two;
+    for (int i = 0; i < 16; ++i) {
+        one.push_back(blobby_image(176, 144, 700u + static_cast<unsigned>(i)));
+        two.push_back(blobby_image(i % 3 ? 176 : 144, i % 3 ? 144 : 176, 800u + static_cast<unsigned>(i)));
+        draw_bar(two.back(), 4 * i, 0, 1.0);
+    }
+    std::vector<ImageView> views_one, views_two;
+    for (const GrayImage& im : one) views_one.push_back(im.view());
+    for (const GrayImage& im : two) views_two.push_back(im.view());
+    DetectParams p;
+    p.stride = 2;
+    p.scale_step = 1.2;
+    // First: the pool's slots come from earlier tests. Same: the window, stride and launches of the
+    // pass before. New: another number of launches or another stride than the pass before.
+    enum class Scan { First, Same, New };
+    struct Pass {
+        int weak;
+        int stride;
+        Scan scan;
+    };
+    const Pass passes[] = {{70, 2, Scan::First}, {100, 2, Scan::Same}, {300, 2, Scan::Same},
+                           {30, 2, Scan::New},   {40, 2, Scan::Same},  {40, 4, Scan::New}};
+    std::size_t compared = 0, found = 0;
+    for (const Pass& pass : passes) {
+        const std::string what = std::to_string(pass.weak) + " weak classifiers, stride " + std::to_string(pass.stride);
+        const CascadeModel m = random_lbp_model(60u + static_cast<unsigned>(pass.weak), pass.weak, 24, 24, one[0], 2);
+        p.stride = pass.stride;
+        CudaDetector gpu(m, p);
+        CpuDetector cpu(m, p);
+        const std::vector<DetectResult> batch = gpu.detect_batch(views_one, 8);
+        const CudaSlotWork work = gpu.slot_work();
+        if (pass.scan == Scan::Same) {
+            // The pass before left at least two slots of each host thread prepared for this size
+            // (a thread alternates between two at least), with graphs of its sequence.
+            EXPECT_EQ(work.prepared, 0u) << what;
+            EXPECT_EQ(work.graphs_instantiated, 0u) << what;
+            EXPECT_GE(work.graphs_updated, 4u) << what;
+        } else if (pass.scan == Scan::New) {
+            // Every slot was prepared for another scan: each of the 8 is prepared once.
+            EXPECT_EQ(work.prepared, 8u) << what;
+            EXPECT_EQ(work.graphs_instantiated, 8u) << what;
+            EXPECT_EQ(work.graphs_updated, 0u) << what;
+        }
+        std::vector<DetectResult> mixed = gpu.detect_batch(views_two, 8);
+        ASSERT_EQ(batch.size(), views_one.size());
+        ASSERT_EQ(mixed.size(), views_two.size());
+        for (std::size_t i = 0; i < views_one.size(); ++i) {
+            const DetectResult want = cpu.detect(views_one[i]), want_mixed = cpu.detect(views_two[i]);
+            EXPECT_EQ(batch[i].detections, want.detections) << what << ", frame " << i;
+            EXPECT_EQ(batch[i].stats, want.stats) << what << ", frame " << i;
+            EXPECT_EQ(mixed[i].detections, want_mixed.detections) << what << ", mixed sizes, frame " << i;
+            EXPECT_EQ(mixed[i].stats, want_mixed.stats) << what << ", mixed sizes, frame " << i;
+            compared += 2;
+            found += want.detections.size() + want_mixed.detections.size();
+        }
+        // The next pass's frames of the first size find every slot prepared for it again.
+        gpu.detect_batch(views_one, 8);
+    }
+    EXPECT_EQ(compared, 6u * 32u);
+    EXPECT_GT(found, 0u);
+}
+
 // The block-per-window parts (CudaOptions::lbp_block_from; by default from weak classifier 256,
 // where the default boundaries have started no part since the nineteenth session): from the
 // first weak classifier on, from the 64th and from the 256th, under each compaction, on random

@@ -8,6 +8,7 @@
 #include "cascadekit/runtime/cuda_detector.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -27,9 +28,11 @@ namespace {
 // serve again without cudaMallocHost or cudaMalloc, which took up to 40 % of a bootstrapping
 // pass's time on the GPU when every pass built its detector's slots anew (experiments/results/
 // gpu-waldboost.md, "Mining, timed"). Never destroyed: CUDA's own teardown at exit may come first.
+// Up to 64 a device, mining.in_flight's most (16 until the thirty-fourth session: a run with 32
+// in flight allocated 16 slots anew every pass).
 class SlotPool {
 public:
-    static constexpr std::size_t kMostPerDevice = 16;
+    static constexpr std::size_t kMostPerDevice = 64;
     static SlotPool& instance() {
         static SlotPool* pool = new SlotPool;
         return *pool;
@@ -47,16 +50,14 @@ public:
         }
         return std::make_unique<cuda::Slot>();
     }
-    // Back from a detector, on its device (current): once its stream is idle, without its graph
-    // (the detector's) and unprepared, so that its next frame plans its pyramid afresh. A slot
-    // whose stream reports an error is dropped, as are slots beyond kMostPerDevice.
+    // Back from a detector, on its device (current): once its stream is idle, still prepared for
+    // its last frame size and scan (Engine::PrepKey), so that the next detector of the same scan
+    // (the trainer's next bootstrapping pass, its sequence longer) neither plans its pyramid nor
+    // uploads its tables again, and with its graph, which that detector updates with its own
+    // kernels' arguments (cuda::launch). A slot whose stream reports an error is dropped, as are
+    // slots beyond kMostPerDevice.
     void give(int device, std::unique_ptr<cuda::Slot> s) {
         if (cudaStreamSynchronize(s->stream) != cudaSuccess) return;
-        if (s->graph) {
-            cudaGraphExecDestroy(s->graph);
-            s->graph = nullptr;
-        }
-        s->width = s->height = s->channels = -1;
         std::lock_guard lock(mutex_);
         auto& free = free_[device];
         if (free.size() < kMostPerDevice) free.push_back(std::move(s));
@@ -76,6 +77,18 @@ struct CudaDetector::Impl {
     std::uint64_t turns = 0;
     std::string device_name;
     PrefixPlanes prefix_planes = PrefixPlanes::SurvivorBlocks;  // CudaOptions::prefix_planes, resolved
+    std::atomic<std::uint64_t> prepared{0}, updated{0}, instantiated{0};  // CudaDetector::slot_work
+
+    // Prepares slot s for the frame and puts the frame on it, counting the work.
+    void start(cuda::Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params) {
+        if (cuda::prepare(s, image, model, params, engine)) ++prepared;
+        cuda::stage_input(s, engine, image);
+        switch (cuda::launch(s, engine, params)) {
+            case cuda::GraphWork::Updated: ++updated; break;
+            case cuda::GraphWork::Instantiated: ++instantiated; break;
+            default: break;
+        }
+    }
 
     cuda::Slot& slot(std::size_t i) {
         while (slots.size() <= i) slots.push_back(SlotPool::instance().take(engine.options.device));
@@ -91,20 +104,23 @@ struct CudaDetector::Impl {
 
     // The slot of a detect_batch host thread's next frame, among its slots first .. first + n − 1:
     // the one idle longest (by slot_turn, sized already, and the thread's `clock`), unless a slot
-    // other than the one used last was last prepared for frames like this one, which then takes
-    // it (the longest idle of those). Frames of one size go round every slot; frames of mixed
-    // sizes (the trainer's negatives, turned a quarter or not) keep to slots of their size instead
-    // of re-preparing a slot at nearly every frame (experiments/results/gpu-waldboost.md, "Mining,
-    // timed"). Until the thirty-third session only the longer-idle half could be taken so: with
-    // four slots and two sizes in random order, 10 of a thread's 32 frames re-prepared a slot and
-    // captured its graph, against 4 now ("The first pass's set-up run ahead").
+    // other than the one used last was last prepared for frames like this one, or was never
+    // prepared for this detector's scan (it must be prepared before its first frame here in any
+    // case), which then takes it (the longest idle of those). Frames of one size go round every
+    // slot; frames of mixed sizes (the trainer's negatives, turned a quarter or not) keep to slots
+    // of their size instead of re-preparing a slot at nearly every frame
+    // (experiments/results/gpu-waldboost.md, "Mining, timed"). Until the thirty-third session only
+    // the longer-idle half could be taken so: with four slots and two sizes in random order, 10 of
+    // a thread's 32 frames re-prepared a slot and captured its graph, against 4 then ("The first
+    // pass's set-up run ahead"). Until the thirty-fourth, a slot not yet prepared was passed over
+    // for one prepared for the frame, so frames of one size kept to two of a thread's four slots.
     std::size_t next_slot(std::size_t first, std::size_t n, const ImageView& image, std::uint64_t& clock) {
         std::vector<std::size_t> order(n);
         for (std::size_t k = 0; k < n; ++k) order[k] = first + k;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return slot_turn[a] < slot_turn[b]; });
         std::size_t pick = order[0];
         for (std::size_t j = 0; j < std::max<std::size_t>(1, n - 1); ++j)
-            if (cuda::prepared_for(slot(order[j]), image)) {
+            if (const cuda::Slot& s = slot(order[j]); cuda::prepared_for(s, image, engine) || s.width < 0 || s.key != engine.key) {
                 pick = order[j];
                 break;
             }
@@ -215,6 +231,27 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         if (engine.tail)
             while (engine.launches[engine.tail_launch].stage != options.hog_tail_from) ++engine.tail_launch;
     }
+    static std::atomic<std::uint64_t> engines{0};
+    engine.id = ++engines;
+    cuda::Engine::PrepKey& key = engine.key;
+    key.window_width = model_.window_width;
+    key.window_height = model_.window_height;
+    key.stride = params_.stride;
+    key.level_pad = params_.level_pad;
+    key.scale_step = params_.scale_step;
+    key.min_scale = params_.min_scale;
+    key.max_scale = params_.max_scale;
+    key.keep_rejected = params_.keep_rejected;
+    key.launches = engine.launches.size();
+    key.host_gray = engine.host_gray;
+    key.colour = engine.colour;
+    key.hog = engine.needs.hog;
+    key.hog_from_gradients = engine.hog_from_gradients;
+    key.gray_integral = engine.needs.gray_integral;
+    key.gray16 = engine.gray16;
+    key.hog_grid = engine.hog_grid;
+    key.compaction = options.compaction;
+    key.poisoned_for = options.poison ? engine.id : 0;
     // Those copies ran on the legacy stream, which the slots' non-blocking streams do not wait for.
     CK(cudaStreamSynchronize(cudaStreamLegacy));
 }
@@ -237,9 +274,7 @@ DetectResult CudaDetector::detect(const ImageView& image) {
     validate(image);
     DeviceGuard device(impl_->engine.options.device);
     cuda::Slot& s = impl_->slot(0);
-    cuda::prepare(s, image, model_, params_, impl_->engine);
-    cuda::stage_input(s, impl_->engine, image);
-    cuda::launch(s, impl_->engine, params_);
+    impl_->start(s, image, model_, params_);
     impl_->last_slot = 0;
     return cuda::collect(s, impl_->engine, model_, params_);
 }
@@ -270,9 +305,7 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
                 cuda::Slot& s = impl_->slot(k);
                 long long& mine = in_flight[k - first];
                 if (mine >= 0) back[static_cast<std::size_t>(mine)] = cuda::read_back(s, impl_->engine, model_, params_);
-                cuda::prepare(s, images[i], model_, params_, impl_->engine);
-                cuda::stage_input(s, impl_->engine, images[i]);
-                cuda::launch(s, impl_->engine, params_);
+                impl_->start(s, images[i], model_, params_);
                 mine = static_cast<long long>(i);
                 if (i + 1 == images.size()) last = k;
             }
@@ -301,7 +334,7 @@ CudaStepTimes CudaDetector::profile(const ImageView& image) {
     DeviceGuard device(impl_->engine.options.device);
     const cuda::Engine& engine = impl_->engine;
     cuda::Slot& s = impl_->slot(0);
-    cuda::prepare(s, image, model_, params_, engine);
+    if (cuda::prepare(s, image, model_, params_, engine)) ++impl_->prepared;
     cuda::stage_input(s, impl_->engine, image);
     cuda::StepEvents ev;
     // Events: start, after upload, gray, rows, columns, gray integral (begin and end), each launch, download.
@@ -377,6 +410,10 @@ std::vector<std::uint32_t> CudaDetector::level_integral_histogram(int level, int
 }
 
 bool CudaDetector::gray_integral_16() const { return impl_->engine.gray16; }
+
+CudaSlotWork CudaDetector::slot_work() const {
+    return {impl_->prepared.load(), impl_->updated.load(), impl_->instantiated.load()};
+}
 
 std::vector<std::uint32_t> CudaDetector::level_integral_image(int level, int& width, int& height) const {
     cuda::DeviceGuard device(impl_->engine.options.device);

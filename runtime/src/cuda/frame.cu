@@ -26,10 +26,10 @@ AxisEntry pack_axis(const ResampleAxis& t, int u) {
 }  // namespace
 
 // Sizes the slot's buffers and tables for a frame; allocates only when the size grows.
-void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
+bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
     const std::size_t n_launches = engine.launches.size();
     const CudaOptions& options = engine.options;
-    if (prepared_for(s, image)) return;
+    if (prepared_for(s, image, engine)) return false;
     const int ww = model.window_width, wh = model.window_height;
     if (image.width >= (1 << kAxisIndexBits) || image.height >= (1 << kAxisIndexBits))
         throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
@@ -196,7 +196,9 @@ void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     s.height = image.height;
     s.channels = image.channels;
     s.order = image.order;
+    s.key = engine.key;
     if (engine.needs.hog) prepare_row_pass(max_w);  // and the gradient-plane pass
+    return true;
 }
 
 namespace {
@@ -345,12 +347,13 @@ void stage_input(Slot& s, const Engine& engine, const ImageView& image) {
               image.stride);
 }
 
-void launch(Slot& s, const Engine& engine, const DetectParams& params) {
+GraphWork launch(Slot& s, const Engine& engine, const DetectParams& params) {
     if (!engine.options.use_graph) {
         enqueue(s, engine, params, nullptr);
-        return;
+        return GraphWork::None;
     }
-    if (!s.graph) {
+    GraphWork work = GraphWork::Replayed;
+    if (!s.graph || s.graph_engine != engine.id) {
         cudaGraph_t g = nullptr;
         CK(cudaStreamBeginCapture(s.stream, cudaStreamCaptureModeThreadLocal));
         try {
@@ -361,11 +364,27 @@ void launch(Slot& s, const Engine& engine, const DetectParams& params) {
             throw;
         }
         CK(cudaStreamEndCapture(s.stream, &g));
-        const cudaError_t e = cudaGraphInstantiate(&s.graph, g, 0);
+        // A slot kept from an earlier detector of the same scan: its graph has the same nodes
+        // when the engines have the same launches, and only their arguments (the model's tables,
+        // its kernels) change, which an update sets without instantiating anew.
+        cudaError_t e = cudaErrorGraphExecUpdateFailure;
+        if (s.graph) {
+            cudaGraphExecUpdateResultInfo info{};
+            e = cudaGraphExecUpdate(s.graph, g, &info);
+            if (e != cudaSuccess) {
+                cudaGetLastError();  // a refused update is not an error: instantiate instead
+                CK(cudaGraphExecDestroy(s.graph));
+                s.graph = nullptr;
+            }
+        }
+        work = e == cudaSuccess ? GraphWork::Updated : GraphWork::Instantiated;
+        if (!s.graph) e = cudaGraphInstantiate(&s.graph, g, 0);
         cudaGraphDestroy(g);
         CK(e);
+        s.graph_engine = engine.id;
     }
     CK(cudaGraphLaunch(s.graph, s.stream));
+    return work;
 }
 
 namespace {

@@ -48,6 +48,23 @@ struct Engine {
     std::unique_ptr<CudaTail> tail;
     std::size_t tail_launch = 0;
     int sms = 0;
+    // What prepare() reads apart from the frame's size (PrepKey), and this engine's own number
+    // (never reused in a process): a slot's graph holds the kernels and tables of the engine that
+    // captured it.
+    struct PrepKey {
+        int window_width = 0, window_height = 0, stride = 0, level_pad = 0;
+        double scale_step = 0, min_scale = 0, max_scale = 0;
+        bool keep_rejected = false;
+        std::size_t launches = 0;
+        bool host_gray = false, colour = false, hog = false, hog_from_gradients = false, gray_integral = false, gray16 = false;
+        int hog_grid = 1;
+        Compaction compaction = Compaction::BlockAtomics;
+        // With CudaOptions::poison the engine's id: its slots' buffers start poisoned, never
+        // holding an earlier detector's data.
+        std::uint64_t poisoned_for = 0;
+        bool operator==(const PrepKey&) const = default;
+    } key;
+    std::uint64_t id = 0;
 };
 
 // Events between the steps of one profiled frame.
@@ -60,12 +77,15 @@ struct StepEvents {
     std::vector<int> launch_begin, launch_end;  // per launch: the events just before and after it
 };
 
-// One frame's buffers, stream and graph; reused while frames keep their size.
+// One frame's buffers, stream and graph; reused while frames keep their size, also by the next
+// detector of the same Engine::PrepKey (the slots outlive their detector: cuda_detector.cu).
 struct Slot {
     cudaStream_t stream = nullptr;
     cudaGraphExec_t graph = nullptr;
+    std::uint64_t graph_engine = 0;  // the Engine::id whose frame the graph replays
     int width = -1, height = -1, channels = -1;
     ChannelOrder order = ChannelOrder::BGR;
+    Engine::PrepKey key;  // what the slot was prepared for, with its frame size
     std::vector<PyramidLevel> plan;
     std::vector<DevLevel> levels;
     struct Octave {
@@ -118,22 +138,29 @@ struct Slot {
 // Accepted windows copied back inside the graph; more are fetched after it (rare).
 constexpr std::uint32_t kOutInGraph = 4096;
 
-// Whether the slot's pyramid, tables and graph are those of frames like `image` (size, channels,
-// order): prepare() then does nothing. Re-preparing re-plans the pyramid, uploads its tables,
-// waits for the slot's stream and, with graphs, captures and instantiates a new one.
-inline bool prepared_for(const Slot& s, const ImageView& image) {
-    return s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order;
+// Whether the slot's pyramid, tables and buffers are those of frames like `image` (size,
+// channels, order) for this engine's scan and features (Engine::PrepKey, which a slot from an
+// earlier detector may share): prepare() then does nothing. Re-preparing re-plans the pyramid,
+// uploads its tables, waits for the slot's stream and, with graphs, captures and instantiates a
+// new one.
+inline bool prepared_for(const Slot& s, const ImageView& image, const Engine& engine) {
+    return s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order &&
+           s.key == engine.key;
 }
 
 // Sizes the slot's buffers and tables for a frame; allocates only when the size grows. Throws
-// DetectError (before touching the slot) when no pyramid level fits the window.
-void prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine);
+// DetectError (before touching the slot) when no pyramid level fits the window. Returns whether
+// it prepared (false: the slot was prepared for such frames already).
+bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine);
 // Copies the frame into the slot's pinned input buffer: in gray with Engine::host_gray.
 void stage_input(Slot& s, const Engine& engine, const ImageView& image);
 // Enqueues the frame's work; with `events`, records them between the steps.
 void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEvents* events);
 // enqueue(), captured into the slot's graph on its first frame and replayed after (options.use_graph).
-void launch(Slot& s, const Engine& engine, const DetectParams& params);
+// A graph of another engine's frame (a slot kept from an earlier detector) is updated in place
+// from the new capture when the two have the same nodes (cudaGraphExecUpdate), else replaced.
+enum class GraphWork { Replayed, Updated, Instantiated, None };
+GraphWork launch(Slot& s, const Engine& engine, const DetectParams& params);
 // A frame's result as read back, before it is put in the CPU's order: all finish() needs, apart
 // from the slot, so that the slot can take its next frame meanwhile and a batch's frames can be
 // finished in parallel (with many accepted windows, as in the trainer's first bootstrapping

@@ -200,6 +200,14 @@ struct CudaStepTimes {
     std::vector<Launch> launches;
 };
 
+// What a detector's frames cost its slots, since it was built (CudaDetector::slot_work): frames
+// that planned their slot's pyramid and uploaded its tables (a slot new, or last prepared for
+// another frame size or scan), and graphs of another detector's frame updated with this one's
+// arguments, or instantiated (new, or an update refused).
+struct CudaSlotWork {
+    std::uint64_t prepared = 0, graphs_updated = 0, graphs_instantiated = 0;
+};
+
 class CudaDetector final : public Detector {
 public:
     // Throws DetectError when no device is usable, options.device does not exist, or the model
@@ -208,9 +216,11 @@ public:
     // (the caller's current device is restored after each call).
     CudaDetector(CascadeModel model, DetectParams params, CudaOptions options = {});
     // The frame slots (a stream with its pinned and device buffers, grown to the largest frames
-    // served) outlive the detector: up to 16 a device wait for the next detector on that device,
+    // served) outlive the detector: up to 64 a device wait for the next detector on that device,
     // which then allocates nothing for frames no larger (the trainer builds a detector for every
-    // bootstrapping pass). They are released when the process ends.
+    // bootstrapping pass), and, with the same window and scan, plans no pyramid for frames of the
+    // size a slot served last and updates its graph rather than instantiating one
+    // (slot_work()). They are released when the process ends.
     ~CudaDetector() override;
     CudaDetector(const CudaDetector&) = delete;
     CudaDetector& operator=(const CudaDetector&) = delete;
@@ -232,6 +242,8 @@ public:
     std::vector<std::uint32_t> level_integral_image(int level, int& width, int& height) const;
     // Whether this detector keeps its gray integral images modulo 2^16 (CudaOptions::gray_integral_16).
     bool gray_integral_16() const;
+    // The preparations and graphs its frames have needed so far (tests, benchmarks).
+    CudaSlotWork slot_work() const;
     // The gray image of the last frame, for tests.
     std::vector<std::uint8_t> last_gray() const;
 
