@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <random>
 #if CASCADEKIT_TOOLS_CODECS
 #include <opencv2/imgcodecs.hpp>
 #endif
@@ -992,6 +993,58 @@ TEST(GpuBulk, FramesOfTwoSizesInAnyOrderGiveTheCpusResults) {
         ASSERT_EQ(batch.size(), n);
         for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(batch[i].detections, cpu.detect(views[i]).detections) << i;
     }
+}
+
+// KeepRanks on the GPU: detections made for the kept ranks only (after sorting the accepted
+// windows), equal to the CPU's detections at those ranks in the order asked, for frames of two
+// sizes, from detect_batch and from the bulk runner (whose first chunk is one frame alone).
+TEST(GpuBulk, KeptRanksAreTheCpusDetectionsAtThoseRanks) {
+    REQUIRE_GPU();
+    std::vector<GrayImage> images;
+    for (int i = 0; i < 24; ++i) images.push_back(blobby_image(i % 3 ? 170 : 130, i % 3 ? 130 : 170, 400u + static_cast<unsigned>(i)));
+    std::vector<ImageView> views;
+    for (const GrayImage& im : images) views.push_back(im.view());
+    const CascadeModel m = random_lbp_model(62, 30, 24, 24, images[0], 2);
+    DetectParams p;
+    p.stride = 2;
+    p.scale_step = 1.2;
+    // A few ranks a frame in a frame-dependent shuffled order; none of frame 5's.
+    const auto some = [](std::size_t frame, std::uint64_t n) {
+        std::vector<std::uint32_t> ranks;
+        if (frame == 5) return ranks;
+        for (std::uint64_t r = 0; r < n; r += 3) ranks.push_back(static_cast<std::uint32_t>(r));
+        std::shuffle(ranks.begin(), ranks.end(), std::mt19937(static_cast<unsigned>(frame)));
+        return ranks;
+    };
+    CpuDetector cpu(m, p);
+    std::vector<DetectResult> want;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < views.size(); ++i) {
+        want.push_back(cpu.detect(views[i]));
+        keep_ranks(want.back(), some(i, want.back().detections.size()));
+        kept += want.back().detections.size();
+    }
+    EXPECT_GT(kept, 20u);
+    CudaDetector gpu(m, p);
+    const std::vector<DetectResult> batch = gpu.detect_batch(views, 8, some);
+    ASSERT_EQ(batch.size(), views.size());
+    for (std::size_t i = 0; i < views.size(); ++i) {
+        EXPECT_EQ(batch[i].detections, want[i].detections) << i;
+        EXPECT_EQ(batch[i].stats, want[i].stats) << i;
+    }
+    BulkOptions o;
+    o.backend = Backend::Cuda;
+    o.in_flight = 8;
+    BulkDetector bulk(m, p, o);
+    std::vector<DetectResult> got;
+    bulk.run(
+        views.size(), [&](std::size_t i) { return BulkImage{views[i], nullptr}; },
+        [&](std::size_t, DetectResult&& r, const BulkImage&, double) { got.push_back(std::move(r)); }, {}, {}, {}, some);
+    ASSERT_EQ(got.size(), views.size());
+    for (std::size_t i = 0; i < views.size(); ++i) EXPECT_EQ(got[i].detections, want[i].detections) << "bulk " << i;
+    // A rank past the end is the caller's error, from the GPU's batch too.
+    EXPECT_THROW(gpu.detect_batch(views, 8, [](std::size_t, std::uint64_t n) { return std::vector<std::uint32_t>{static_cast<std::uint32_t>(n)}; }),
+                 std::out_of_range);
 }
 
 // HoG cascades, WaldBoost LBP sequences and hybrids: mined on the GPU, the same negatives and the

@@ -10,6 +10,7 @@
 
 #include "cascadekit/features/gradient.hpp"
 #include "cascadekit/features/pyramid.hpp"
+#include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 #include "host_copy.hpp"  // runtime/src/cuda: the CUDA backend's staging copy (host code, always built)
@@ -857,4 +858,65 @@ TEST(HostCopy, GrayStagingEqualsToGray) {
                 EXPECT_TRUE(std::equal(want.pixels.begin(), want.pixels.end(), got));
                 EXPECT_EQ(got[want.pixels.size()], 0xA5) << "wrote past the end";
             }
+}
+
+// KeepRanks: the bulk runner (CPU; the GPU's own making of kept detections is in gpu_test) and
+// Detector::detect_batch keep exactly the ranks asked for, in the order asked, with the stats of
+// the whole frame; chunks of many images and images alone on one detector alike.
+TEST(BulkRunner, KeptRanksAreTheDetectionsAtThoseRanksInTheOrderAsked) {
+    std::vector<GrayImage> images;
+    for (int i = 0; i < 11; ++i) images.push_back(blobby_image(120 + 16 * (i % 3), 100 + 8 * (i % 2), 900u + static_cast<unsigned>(i)));
+    const CascadeModel m = random_lbp_model(77, 40, 24, 24, images[0], 2);
+    DetectParams p;
+    p.stride = 2;
+    p.scale_step = 1.2;
+    // Every other detection, the last first; none of image 7's.
+    const auto every_other_backwards = [](std::size_t frame, std::uint64_t n) {
+        std::vector<std::uint32_t> ranks;
+        if (frame != 7)
+            for (std::uint64_t r = n; r-- > 0;)
+                if (r % 2 == 0) ranks.push_back(static_cast<std::uint32_t>(r));
+        return ranks;
+    };
+    CpuDetector plain(m, p);
+    std::vector<DetectResult> want;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        const DetectResult all = plain.detect(images[i].view());
+        want.push_back(all);
+        keep_ranks(want.back(), every_other_backwards(i, all.detections.size()));
+        EXPECT_EQ(want.back().detections.size(), i == 7 ? 0u : (all.detections.size() + 1) / 2) << i;
+        if (!want.back().detections.empty()) {
+            EXPECT_EQ(want.back().detections.front(), all.detections[(all.detections.size() - 1) / 2 * 2]) << i;
+        }
+        kept += want.back().detections.size();
+    }
+    EXPECT_GT(kept, 0u);
+    for (const double alone_megapixels : {0.0, 1e-9}) {
+        BulkOptions o;
+        o.backend = Backend::Cpu;
+        o.alone_megapixels = alone_megapixels;
+        BulkDetector bulk(m, p, o);
+        std::vector<DetectResult> got;
+        bulk.run(
+            images.size(), [&](std::size_t i) { return BulkImage{images[i].view(), nullptr}; },
+            [&](std::size_t, DetectResult&& r, const BulkImage&, double) { got.push_back(std::move(r)); }, {}, {}, {},
+            every_other_backwards);
+        ASSERT_EQ(got.size(), images.size());
+        for (std::size_t i = 0; i < images.size(); ++i) {
+            EXPECT_EQ(got[i].detections, want[i].detections) << i << (alone_megapixels > 0 ? ", alone" : "");
+            EXPECT_EQ(got[i].stats, want[i].stats) << i;
+        }
+    }
+    std::vector<ImageView> views;
+    for (const GrayImage& im : images) views.push_back(im.view());
+    const std::vector<DetectResult> batch = plain.detect_batch(views, 4, every_other_backwards);
+    ASSERT_EQ(batch.size(), images.size());
+    for (std::size_t i = 0; i < images.size(); ++i) EXPECT_EQ(batch[i].detections, want[i].detections) << i;
+    // A rank past the end, or given twice, is the caller's error.
+    DetectResult three{std::vector<Detection>(3), {}};
+    EXPECT_THROW(keep_ranks(three, {0, 3}), std::out_of_range);
+    EXPECT_THROW(keep_ranks(three, {1, 1}), std::invalid_argument);
+    keep_ranks(three, {2, 0});
+    EXPECT_EQ(three.detections.size(), 2u);
 }

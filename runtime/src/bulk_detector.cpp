@@ -53,7 +53,7 @@ void add(DetectStats& total, const DetectStats& s) {
 }  // namespace
 
 BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed,
-                             const Stop& stop, const Prepare& prepare) {
+                             const Stop& stop, const Prepare& prepare, const KeepRanks& keep) {
     Impl& im = *impl_;
     const std::size_t most = im.options.chunk > 0 ? im.options.chunk
                                                   : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
@@ -68,11 +68,14 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
     std::vector<BulkImage> images;
     std::vector<Outcome> outcomes;
     std::vector<double> ms;
+    std::size_t begin = 0;  // the chunk's first image
     // One image on the first detector, alone (it parallelises inside).
     auto detect_alone = [&](std::size_t k) {
         try {
             const auto t0 = Clock::now();
-            outcomes[k] = im.first->detect(images[k].view);
+            DetectResult r = im.first->detect(images[k].view);
+            if (keep) keep_ranks(r, keep(begin + k, r.detections.size()));
+            outcomes[k] = std::move(r);
             ms[k] = ms_since(t0);
         } catch (const DeviceError&) {
             throw;
@@ -83,7 +86,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
         }
     };
     double largest = 0;  // pixels of the largest image loaded so far: sizes the next chunk
-    for (std::size_t begin = 0; begin < count;) {
+    for (; begin < count;) {
         // Loaded images of a chunk stay within max_chunk_megapixels (by the largest seen; the
         // first chunk is one image, to see one).
         std::size_t n = largest > 0 ? static_cast<std::size_t>(std::clamp(budget / largest, 1.0, static_cast<double>(most))) : 1;
@@ -131,7 +134,9 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             }
             try {
                 const auto t0 = Clock::now();
-                auto results = im.first->detect_batch(views, im.options.in_flight);
+                auto results = keep ? im.first->detect_batch(views, im.options.in_flight,
+                                                             [&](std::size_t j, std::uint64_t found) { return keep(begin + slot[j], found); })
+                                    : im.first->detect_batch(views, im.options.in_flight);
                 const double each = views.empty() ? 0.0 : ms_since(t0) / static_cast<double>(views.size());
                 for (std::size_t j = 0; j < slot.size(); ++j) {
                     outcomes[slot[j]] = std::move(results[j]);
@@ -148,7 +153,9 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                 Detector& det = *im.per_thread.local();
                 try {
                     const auto t0 = Clock::now();
-                    outcomes[k] = tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); });
+                    DetectResult r = tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); });
+                    if (keep) keep_ranks(r, keep(begin + k, r.detections.size()));
+                    outcomes[k] = std::move(r);
                     ms[k] = ms_since(t0);
                 } catch (const DetectError& e) {
                     outcomes[k] = std::string(e.what());

@@ -59,6 +59,31 @@ std::vector<DetectResult> Detector::detect_batch(const std::vector<ImageView>& i
     return out;
 }
 
+std::vector<DetectResult> Detector::detect_batch(const std::vector<ImageView>& images, int in_flight, const KeepRanks& keep) {
+    std::vector<DetectResult> out = detect_batch(images, in_flight);
+    if (keep)
+        for (std::size_t i = 0; i < out.size(); ++i) keep_ranks(out[i], keep(i, out[i].detections.size()));
+    return out;
+}
+
+void keep_ranks(DetectResult& result, const std::vector<std::uint32_t>& ranks) {
+    std::vector<Detection> kept;
+    kept.reserve(ranks.size());
+    std::vector<bool> taken(result.detections.size(), false);
+    for (std::uint32_t r : ranks) {
+        take_rank(r, result.detections.size(), taken);
+        kept.push_back(result.detections[r]);
+    }
+    result.detections = std::move(kept);
+}
+
+void take_rank(std::uint32_t rank, std::size_t count, std::vector<bool>& taken) {
+    if (rank >= count)
+        throw std::out_of_range("kept rank " + std::to_string(rank) + " of " + std::to_string(count) + " detections");
+    if (taken[rank]) throw std::invalid_argument("kept rank " + std::to_string(rank) + " given twice");
+    taken[rank] = true;
+}
+
 std::future<void> warm_up(Backend backend, int device) {
 #if CASCADEKIT_HAVE_CUDA
     if (backend != Backend::Cpu)

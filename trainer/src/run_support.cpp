@@ -4,8 +4,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <numeric>
 #include <tuple>
+#include <unordered_map>
 #include <ctime>
 
 #include "cascadekit/runtime/bulk_detector.hpp"
@@ -72,6 +72,24 @@ struct Draw {
     std::uint64_t seed = 0;     // image i's draw: RandomStream(seed, {i})
 };
 
+// The first t entries of the Fisher-Yates shuffle of 0 .. n−1 that swaps entry i with entry
+// i + rng.below(n − i) (subsample's), without an n-entry array: only moved entries are kept.
+std::vector<std::uint32_t> first_of_shuffle(std::size_t n, std::size_t t, RandomStream rng) {
+    std::unordered_map<std::size_t, std::uint32_t> moved;  // position -> entry, where not the identity
+    std::vector<std::uint32_t> out(t);
+    for (std::size_t i = 0; i < t; ++i) {
+        const std::size_t j = i + rng.below(n - i);
+        const auto entry = [&](std::size_t at) {
+            const auto it = moved.find(at);
+            return it == moved.end() ? static_cast<std::uint32_t>(at) : it->second;
+        };
+        const std::uint32_t here = entry(i);
+        out[i] = entry(j);
+        moved[j] = here;  // position i is never read again
+    }
+    return out;
+}
+
 // Scans images[order[0]], images[order[1]], … with `model` through the bulk runner, handing each
 // image's accepted windows to on_image, in order, until stop() says enough. Reports progress for
 // `stage` (images_before counted as done already).
@@ -123,22 +141,27 @@ MiningTotals scan_images(const CascadeModel& model, const TrainConfig& cfg, cons
                 for (const Detection& d : r.detections)
                     if (const WindowRef w = ref(d); !allowed || allowed(w)) mine.windows.push_back(w);
                 mine.accepted = mine.windows.size();
+            } else if (!allowed) {  // the detections kept: those `keep` drew, in its order
+                for (const Detection& d : r.detections) mine.windows.push_back(ref(d));
             } else {
-                std::vector<std::uint32_t> in;  // with a filter: the detections it keeps (else all of them)
-                if (allowed)
-                    for (std::size_t i = 0; i < r.detections.size(); ++i)
-                        if (allowed(ref(r.detections[i]))) in.push_back(static_cast<std::uint32_t>(i));
-                const std::size_t n = allowed ? in.size() : r.detections.size(), drawn = std::min(draw.per_image, n);
-                std::vector<std::uint32_t> idx(n);
-                std::iota(idx.begin(), idx.end(), 0u);
-                RandomStream rng(draw.seed, {order[k]});
-                for (std::size_t i = 0; i < drawn; ++i) std::swap(idx[i], idx[i + rng.below(n - i)]);
-                mine.index.assign(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(drawn));
-                for (std::uint32_t i : mine.index) mine.windows.push_back(ref(r.detections[allowed ? in[i] : i]));
-                mine.accepted = n;
+                std::vector<std::uint32_t> in;  // the detections the filter keeps
+                for (std::size_t i = 0; i < r.detections.size(); ++i)
+                    if (allowed(ref(r.detections[i]))) in.push_back(static_cast<std::uint32_t>(i));
+                mine.index = first_of_shuffle(in.size(), std::min(draw.per_image, in.size()), RandomStream(draw.seed, {order[k]}));
+                for (std::uint32_t i : mine.index) mine.windows.push_back(ref(r.detections[in[i]]));
+                mine.accepted = in.size();
             }
             r.detections = {};  // not needed again
-        });
+        },
+        // Without a filter the draw needs only each image's count: the backend then makes only the
+        // drawn detections (most of the GPU's first passes went into making every one).
+        draw.per_image > 0 && !allowed ? KeepRanks([&](std::size_t k, std::uint64_t n) {
+            ImageWindows& mine = accepted[k];
+            mine.accepted = n;
+            mine.index = first_of_shuffle(n, std::min<std::size_t>(draw.per_image, n), RandomStream(draw.seed, {order[k]}));
+            return mine.index;
+        })
+                                       : KeepRanks{});
     p.detect_seconds = bulk_totals.load_seconds + bulk_totals.detect_seconds;
     p.collect_seconds = bulk_totals.consume_seconds;
     report(true);

@@ -280,6 +280,10 @@ DetectResult CudaDetector::detect(const ImageView& image) {
 }
 
 std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView>& images, int slots) {
+    return detect_batch(images, slots, KeepRanks{});
+}
+
+std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView>& images, int slots, const KeepRanks& keep) {
     for (const ImageView& im : images) validate(im);
     DeviceGuard device(impl_->engine.options.device);
     const std::size_t n_slots = static_cast<std::size_t>(std::max(1, slots));
@@ -325,7 +329,10 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
     // In the CPU's order, frames in parallel: with many accepted windows a frame (as in the
     // trainer's first bootstrapping passes), their sorting is most of the host's time.
     std::vector<DetectResult> results(images.size());
-    cuda::parallel_for_each(images.size(), [&](std::size_t i) { results[i] = cuda::finish(std::move(back[i]), model_, params_); });
+    cuda::parallel_for_each(images.size(), [&](std::size_t i) {
+        results[i] = keep ? cuda::finish(std::move(back[i]), model_, params_, [&](std::uint64_t n) { return keep(i, n); })
+                          : cuda::finish(std::move(back[i]), model_, params_);
+    });
     return results;
 }
 

@@ -472,11 +472,32 @@ void sort_by_id(std::vector<OutEntry>& v) {
 }
 }  // namespace
 
-DetectResult finish(Readback&& rb, const CascadeModel& model, const DetectParams& params) {
+DetectResult finish(Readback&& rb, const CascadeModel& model, const DetectParams& params, const FrameKeep& keep) {
     DetectResult r = std::move(rb.result);
-    if (params.keep_rejected) return r;
+    if (params.keep_rejected) {
+        if (keep) keep_ranks(r, keep(r.detections.size()));
+        return r;
+    }
     std::vector<OutEntry>& out = rb.accepted;  // in survivor order; sorted by id, it is the CPU's order
     sort_by_id(out);
+    if (keep) {
+        // Detections of the kept ranks only: the first bootstrapping passes accept tens of
+        // thousands of windows a frame and keep a few dozen, and making every detection (page
+        // faults on fresh memory, on every core at once) took half of such a pass on the GPU.
+        const std::vector<std::uint32_t> ranks = keep(out.size());
+        std::vector<bool> taken(out.size(), false);
+        r.detections.reserve(ranks.size());
+        for (std::uint32_t k : ranks) {
+            take_rank(k, out.size(), taken);
+            const OutEntry& e = out[k];
+            // The level: the last whose first window id is at most e.id.
+            const auto at = std::upper_bound(rb.levels.begin(), rb.levels.end(), e.id,
+                                             [](std::uint32_t id, const Readback::Level& L) { return static_cast<long long>(id) < L.win0; });
+            const std::size_t li = static_cast<std::size_t>(at - rb.levels.begin()) - 1;
+            r.detections.push_back(window_detection(rb.levels[li], static_cast<int>(li), e.id, e.score, rb.stages, model, params));
+        }
+        return r;
+    }
     r.detections.reserve(out.size());
     std::size_t li = 0;  // ids in increasing order: the level only moves forward
     for (const OutEntry& e : out) {

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -179,8 +180,10 @@ struct Readback {
 };
 // Waits for the frame and reads its result back.
 Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params);
-// The accepted windows as detections in the CPU's order.
-DetectResult finish(Readback&& r, const CascadeModel& model, const DetectParams& params);
+// The accepted windows as detections in the CPU's order; with `keep`, only the ranks it names for
+// the frame's count (KeepRanks), in its order.
+using FrameKeep = std::function<std::vector<std::uint32_t>(std::uint64_t detections)>;
+DetectResult finish(Readback&& r, const CascadeModel& model, const DetectParams& params, const FrameKeep& keep = {});
 inline DetectResult collect(Slot& s, const Engine& engine, const CascadeModel& model, const DetectParams& params) {
     return finish(read_back(s, engine, model, params), model, params);
 }

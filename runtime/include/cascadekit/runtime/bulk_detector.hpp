@@ -84,8 +84,10 @@ public:
     // its millions of accepted windows into its own records here), off the consumer's thread.
     using Prepare = std::function<void(std::size_t index, DetectResult& result, const BulkImage& image)>;
 
+    // `keep` (frame: the image's index) keeps only some of each image's detections (KeepRanks),
+    // before prepare and the consumer see them; on the GPU only those are made.
     BulkTotals run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed = {},
-                   const Stop& stop = {}, const Prepare& prepare = {});
+                   const Stop& stop = {}, const Prepare& prepare = {}, const KeepRanks& keep = {});
 
     std::string backend_name() const;
     const CascadeModel& model() const;

@@ -3,6 +3,7 @@
 // evaluate the cascade's stages in order with early rejection, return the accepted windows and
 // per-stage statistics. Backends: CPU (TBB) now, CUDA behind the same interface.
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <memory>
 #include <stdexcept>
@@ -115,6 +116,21 @@ enum class PrefixPlanes {
                          // are few, the level's integral histogram where they are many (CPU only)
 };
 
+// Which of a frame's detections to keep (Detector::detect_batch, BulkDetector::run): given the
+// frame (its index in the batch or run) and how many detections detect() gives for it (the
+// accepted windows; every window with keep_rejected), the ranks of those to keep in detect()'s
+// order, each below that count and none twice, in the order wanted. The frame's result then holds
+// just those detections, in that order; its stats are unchanged. Called from worker threads,
+// several frames at once. The trainer's bootstrapping keeps a few dozen of the tens of thousands
+// of windows a frame of its first passes accepts; the CUDA backend then makes only those.
+using KeepRanks = std::function<std::vector<std::uint32_t>(std::size_t frame, std::uint64_t detections)>;
+
+// Keeps result.detections[ranks[0]], [ranks[1]], … in that order (take_rank's errors).
+void keep_ranks(DetectResult& result, const std::vector<std::uint32_t>& ranks);
+// A kept rank of `count` detections: throws std::out_of_range for one past the end,
+// std::invalid_argument for one in `taken` already; then marks it taken.
+void take_rank(std::uint32_t rank, std::size_t count, std::vector<bool>& taken);
+
 // Thread safety: one Detector serves one detect() call at a time (it owns reusable buffers);
 // use one Detector per thread for concurrent calls. Results do not depend on the thread count.
 class Detector {
@@ -127,6 +143,8 @@ public:
     // detect()'s. The CUDA backend keeps up to `in_flight` frames on their own streams; the
     // default runs them in turn.
     virtual std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int in_flight = 4);
+    // The same, each frame keeping only the detections `keep` names (an empty `keep`: all).
+    virtual std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int in_flight, const KeepRanks& keep);
     virtual std::string backend_name() const = 0;
     virtual const CascadeModel& model() const = 0;
     virtual const DetectParams& params() const = 0;
