@@ -165,9 +165,12 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     for (auto& b : s.d_ids) b.reserve(s.n_windows);
     s.d_win_score.reserve(s.n_windows);
     s.d_win_stage.reserve(s.n_windows);
-    s.d_counts.reserve(n_launches);
+    // Room for kMinLaunches at least: a bootstrapping run's sequence grows past compaction
+    // boundaries between passes, and growing these (cudaFree and cudaFreeHost wait for the whole
+    // device) stalled every slot's frames in those passes.
+    s.d_counts.reserve(std::max(n_launches, kMinLaunches));
     s.d_out.reserve(s.n_windows);
-    s.h_counts.reserve(n_launches);
+    s.h_counts.reserve(std::max(n_launches, kMinLaunches));
     s.h_out.reserve(s.n_windows);
     if (params.keep_rejected) {
         s.h_win_score.reserve(s.n_windows);

@@ -138,6 +138,8 @@ struct Slot {
 
 // Accepted windows copied back inside the graph; more are fetched after it (rare).
 constexpr std::uint32_t kOutInGraph = 4096;
+// Launches a slot's counters have room for before they grow (prepare()).
+constexpr std::size_t kMinLaunches = 64;
 
 // Whether the slot's pyramid, tables and buffers are those of frames like `image` (size,
 // channels, order) for this engine's scan and features (Engine::PrepKey, which a slot from an
