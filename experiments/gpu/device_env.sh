@@ -1,5 +1,5 @@
 # Sourced on the GPU machine from the repository root (bash), after experiments/gpu/bundle.sh made
-# .bundle/gpu.tar.xz here and the device tool carried it: unpacks it to /tmp/b (every time, so a
+# .bundle/gpu.tar.xz (or lean.tar.xz) here and the device tool carried it: unpacks it to /tmp/b (every time, so a
 # warm machine never runs an earlier bundle) and sets what the bundled binaries and tests need.
 # Defines: out (${OUT:-out}, created), B (the binaries), D (the bundle's data), row (a regex for the
 # rows of `cascade bench detect`'s "CUDA design choices" table), t0 (when it was sourced), and
@@ -8,7 +8,9 @@
 # detect_memory and efficiency.
 set -uo pipefail
 out=${OUT:-out}
-mkdir -p "$out" /tmp/b && tar xJf .bundle/gpu.tar.xz -C /tmp/b
+bundle=.bundle/gpu.tar.xz
+[ -f "$bundle" ] || bundle=.bundle/lean.tar.xz  # carried instead (bundle.sh)
+mkdir -p "$out" /tmp/b && tar xJf "$bundle" -C /tmp/b
 export LD_LIBRARY_PATH=/tmp/b/gpu/lib CASCADEKIT_DATA=/tmp/b/data CASCADEKIT_SOURCE_DIR=$PWD CASCADEKIT_SCRATCH=/tmp/scratch
 B=/tmp/b/gpu/bin
 D=/tmp/b/data

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine, from the repository root, with .bundle/gpu.tar.xz (experiments/gpu/bundle.sh)
-# and .bundle/mining.tar.xz (experiments/gpu/mining_bundle.sh) carried: trains
+# On the GPU machine, from the repository root, with .bundle/gpu.tar.xz or .bundle/lean.tar.xz
+# (experiments/gpu/bundle.sh) and .bundle/mining.tar.xz (experiments/gpu/mining_bundle.sh) carried: trains
 # experiments/gpu/mining-faces.yaml mining on the CPU (every core) and on the GPU (with each
 # mining.in_flight of IN_FLIGHT, default "8"), and prints each mining pass's time, the totals, and
 # whether every pass scanned the same images and windows and found the same false positives as on
