@@ -86,25 +86,42 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
         }
     };
     double largest = 0;  // pixels of the largest image loaded so far: sizes the next chunk
+    auto chunk_size = [&](double pixels) {
+        return std::min(static_cast<std::size_t>(std::clamp(budget / pixels, 1.0, static_cast<double>(most))), count - begin);
+    };
+    auto load_one = [&](std::size_t k) {
+        try {
+            images[k] = load(begin + k);
+        } catch (const DeviceError&) {
+            throw;
+        } catch (const std::exception& e) {
+            outcomes[k] = std::string(e.what());
+        }
+    };
     for (; begin < count;) {
-        // Loaded images of a chunk stay within max_chunk_megapixels (by the largest seen; the
-        // first chunk is one image, to see one).
-        std::size_t n = largest > 0 ? static_cast<std::size_t>(std::clamp(budget / largest, 1.0, static_cast<double>(most))) : 1;
-        n = std::min(n, count - begin);
+        // Loaded images of a chunk stay within max_chunk_megapixels (by the largest seen). The
+        // run's first image is loaded alone, to see one, and then the rest of a chunk of its
+        // size: a first chunk of that one image alone cost every bootstrapping pass on the GPU a
+        // frame's round trip of its own (experiments/results/gpu-waldboost.md, thirty-fourth session).
+        std::size_t n = largest > 0 ? chunk_size(largest) : 1;
         images.assign(n, {});
         outcomes.assign(n, {});
         ms.assign(n, 0.0);
         const auto loading = Clock::now();
-        // Load (in parallel: decoding is most of the work for small models).
-        tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
-            try {
-                images[k] = load(begin + k);
-            } catch (const DeviceError&) {
-                throw;
-            } catch (const std::exception& e) {
-                outcomes[k] = std::string(e.what());
+        std::size_t loaded = 0;
+        if (largest == 0) {
+            load_one(0);
+            loaded = 1;
+            const double pixels = static_cast<double>(images[0].view.width) * std::max(images[0].view.height, 0);
+            if (std::holds_alternative<std::monostate>(outcomes[0]) && pixels > 0) {
+                n = chunk_size(pixels);
+                images.resize(n);
+                outcomes.resize(n);
+                ms.resize(n, 0.0);
             }
-        });
+        }
+        // Load (in parallel: decoding is most of the work for small models).
+        tbb::parallel_for(loaded, n, load_one);
         const auto detecting = Clock::now();
         totals.load_seconds += seconds(loading, detecting);
         // Large images run alone, one after another; the others together.
