@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <iterator>
+#include <numeric>
 #include <random>
 
 #include "cascadekit/io/model_file.hpp"
@@ -1447,6 +1448,36 @@ TEST(WaldBoost, WarmUpStageIsValidAndRejectsEveryWindowBeforeTheFirstTable) {
     const std::unique_ptr<StageTrainer> hog = find_stage_trainer("hog_svm")->make(cfg);
     m.stages = {hog->warm_up_stage()};
     EXPECT_THROW(validate_model(m), ModelError) << "a HoG stage without learners";
+}
+
+// The draw every bootstrapping path shares: first_of_shuffle is the first t entries of the plain
+// Fisher-Yates shuffle of an n-entry array (swap i with i + below(n − i)), and subsample keeps the
+// refs at those entries in their order, the others going to `rest` in theirs.
+TEST(WaldBoost, FirstOfShuffleAndSubsampleAreThePlainArraysShuffle) {
+    std::size_t compared = 0;
+    for (std::size_t n : {1u, 2u, 7u, 100u, 5000u})
+        for (std::size_t t : {std::size_t{0}, std::size_t{1}, n / 2, n - 1, n}) {
+            const RandomStream rng(11, {n, t});
+            std::vector<std::uint32_t> plain(n);
+            std::iota(plain.begin(), plain.end(), 0u);
+            RandomStream r = rng;
+            for (std::size_t i = 0; i < t; ++i) std::swap(plain[i], plain[i + r.below(n - i)]);
+            plain.resize(t);
+            EXPECT_EQ(detail::first_of_shuffle(n, t, rng), plain) << n << " " << t;
+            std::vector<detail::WindowRef> refs;
+            for (std::uint32_t i = 0; i < n; ++i) refs.push_back(detail::WindowRef{i, 0, 1.0, static_cast<std::int32_t>(i), 0});
+            std::vector<detail::WindowRef> rest;
+            const std::vector<detail::WindowRef> got = detail::subsample(refs, t, rng, &rest);
+            std::vector<std::uint32_t> chosen = plain;
+            std::sort(chosen.begin(), chosen.end());
+            ASSERT_EQ(got.size(), chosen.size()) << n << " " << t;
+            for (std::size_t k = 0; k < got.size(); ++k) EXPECT_EQ(got[k].image, chosen[k]) << n << " " << t;
+            ASSERT_EQ(rest.size(), n - got.size());
+            for (std::size_t k = 1; k < rest.size(); ++k) EXPECT_LT(rest[k - 1].image, rest[k].image);
+            for (const detail::WindowRef& w : rest) EXPECT_FALSE(std::binary_search(chosen.begin(), chosen.end(), w.image));
+            ++compared;
+        }
+    EXPECT_EQ(compared, 25u);
 }
 
 // mine_pool draws each image's windows on the bulk runner's workers (the first per_image of

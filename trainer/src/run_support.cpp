@@ -5,7 +5,6 @@
 #include <functional>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 #include <ctime>
 
 #include "cascadekit/runtime/bulk_detector.hpp"
@@ -71,24 +70,6 @@ struct Draw {
     std::size_t per_image = 0;  // 0: hand every window on
     std::uint64_t seed = 0;     // image i's draw: RandomStream(seed, {i})
 };
-
-// The first t entries of the Fisher-Yates shuffle of 0 .. n−1 that swaps entry i with entry
-// i + rng.below(n − i) (subsample's), without an n-entry array: only moved entries are kept.
-std::vector<std::uint32_t> first_of_shuffle(std::size_t n, std::size_t t, RandomStream rng) {
-    std::unordered_map<std::size_t, std::uint32_t> moved;  // position -> entry, where not the identity
-    std::vector<std::uint32_t> out(t);
-    for (std::size_t i = 0; i < t; ++i) {
-        const std::size_t j = i + rng.below(n - i);
-        const auto entry = [&](std::size_t at) {
-            const auto it = moved.find(at);
-            return it == moved.end() ? static_cast<std::uint32_t>(at) : it->second;
-        };
-        const std::uint32_t here = entry(i);
-        out[i] = entry(j);
-        moved[j] = here;  // position i is never read again
-    }
-    return out;
-}
 
 // Scans images[order[0]], images[order[1]], … with `model` through the bulk runner, handing each
 // image's accepted windows to on_image, in order, until stop() says enough. Reports progress for

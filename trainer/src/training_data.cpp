@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <numeric>
+#include <unordered_map>
 
 #include "cascadekit/features/pyramid.hpp"
 #include "streams.hpp"
@@ -277,18 +277,35 @@ std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t
                                  std::vector<WindowRef>* rest) {
     if (rest) rest->clear();
     if (refs.size() <= target) return refs;
-    std::vector<std::size_t> idx(refs.size());
-    std::iota(idx.begin(), idx.end(), 0);
-    for (std::size_t i = 0; i < target; ++i) std::swap(idx[i], idx[i + rng.below(idx.size() - i)]);
-    if (rest) {
-        std::sort(idx.begin() + static_cast<std::ptrdiff_t>(target), idx.end());
-        for (auto it = idx.begin() + static_cast<std::ptrdiff_t>(target); it != idx.end(); ++it) rest->push_back(refs[*it]);
-    }
-    idx.resize(target);
+    std::vector<std::uint32_t> idx = first_of_shuffle(refs.size(), target, rng);
     std::sort(idx.begin(), idx.end());
     std::vector<WindowRef> out;
     out.reserve(target);
-    for (std::size_t i : idx) out.push_back(refs[i]);
+    for (std::uint32_t i : idx) out.push_back(refs[i]);
+    if (rest) {
+        rest->reserve(refs.size() - target);
+        std::size_t next = 0;  // in idx, the next chosen index
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+            if (next < idx.size() && idx[next] == i) ++next;
+            else rest->push_back(refs[i]);
+        }
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> first_of_shuffle(std::size_t n, std::size_t t, RandomStream rng) {
+    std::unordered_map<std::size_t, std::uint32_t> moved;  // position -> entry, where not the identity
+    const auto entry = [&](std::size_t at) {
+        const auto it = moved.find(at);
+        return it == moved.end() ? static_cast<std::uint32_t>(at) : it->second;
+    };
+    std::vector<std::uint32_t> out(t);
+    for (std::size_t i = 0; i < t; ++i) {
+        const std::size_t j = i + rng.below(n - i);
+        const std::uint32_t here = entry(i);
+        out[i] = entry(j);
+        moved[j] = here;  // position i is never read again
+    }
     return out;
 }
 

@@ -82,9 +82,15 @@ void visit_windows(const std::vector<WindowRef>& refs, const std::vector<Image>&
 std::vector<WindowRef> random_windows(const std::vector<Image>& images, std::size_t count, int ww, int wh,
                                       double scale_step, RandomStream rng, const WindowFilter& allowed = {});
 
-// `target` of refs chosen uniformly without replacement, in their original order. rest, when
-// given, receives the refs not chosen, in their original order too.
+// `target` of refs chosen uniformly without replacement, in their original order: the refs at
+// first_of_shuffle(refs.size(), target, rng) (all of them when there are no more than target).
+// rest, when given, receives the refs not chosen, in their original order too.
 std::vector<WindowRef> subsample(const std::vector<WindowRef>& refs, std::size_t target, RandomStream rng,
                                  std::vector<WindowRef>* rest = nullptr);
+
+// The first t ≤ n entries of the Fisher-Yates shuffle of 0 .. n−1 that swaps entry i with entry
+// i + rng.below(n − i) for i = 0, 1, …: subsample's draw, which bootstrapping also makes from an
+// image's count of accepted windows alone (KeepRanks). Keeps only the moved entries, not n.
+std::vector<std::uint32_t> first_of_shuffle(std::size_t n, std::size_t t, RandomStream rng);
 
 }  // namespace cascadekit::detail
