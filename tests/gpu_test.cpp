@@ -563,15 +563,16 @@ TEST(GpuDetector, NextDetectorsOfTheSameScanKeepTheSlotsPreparation) {
     p.stride = 2;
     p.scale_step = 1.2;
     // First: the pool's slots come from earlier tests. Same: the window, stride and launches of the
-    // pass before. New: another number of launches or another stride than the pass before.
-    enum class Scan { First, Same, New };
+    // pass before. Launches: another number of launches than the pass before (other graph nodes).
+    // Stride: another stride (the same nodes, other arguments).
+    enum class Scan { First, Same, Launches, Stride };
     struct Pass {
         int weak;
         int stride;
         Scan scan;
     };
-    const Pass passes[] = {{70, 2, Scan::First}, {100, 2, Scan::Same}, {300, 2, Scan::Same},
-                           {30, 2, Scan::New},   {40, 2, Scan::Same},  {40, 4, Scan::New}};
+    const Pass passes[] = {{70, 2, Scan::First},    {100, 2, Scan::Same}, {300, 2, Scan::Same},
+                           {30, 2, Scan::Launches}, {40, 2, Scan::Same},  {40, 4, Scan::Stride}};
     std::size_t compared = 0, found = 0;
     for (const Pass& pass : passes) {
         const std::string what = std::to_string(pass.weak) + " weak classifiers, stride " + std::to_string(pass.stride);
@@ -587,11 +588,12 @@ TEST(GpuDetector, NextDetectorsOfTheSameScanKeepTheSlotsPreparation) {
             EXPECT_EQ(work.prepared, 0u) << what;
             EXPECT_EQ(work.graphs_instantiated, 0u) << what;
             EXPECT_GE(work.graphs_updated, 4u) << what;
-        } else if (pass.scan == Scan::New) {
-            // Every slot was prepared for another scan: each of the 8 is prepared once.
+        } else if (pass.scan != Scan::First) {
+            // Every slot was prepared for another scan: each of the 8 is prepared once. Its graph
+            // is instantiated anew where the launches differ, else updated.
             EXPECT_EQ(work.prepared, 8u) << what;
-            EXPECT_EQ(work.graphs_instantiated, 8u) << what;
-            EXPECT_EQ(work.graphs_updated, 0u) << what;
+            EXPECT_EQ(work.graphs_instantiated, pass.scan == Scan::Launches ? 8u : 0u) << what;
+            EXPECT_EQ(work.graphs_updated, pass.scan == Scan::Launches ? 0u : 8u) << what;
         }
         std::vector<DetectResult> mixed = gpu.detect_batch(views_two, 8);
         ASSERT_EQ(batch.size(), views_one.size());

@@ -3,6 +3,7 @@
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 #include "host_copy.hpp"  // runtime/src/cuda: the CUDA backend's staging copy (host code, always built)
+#include "id_order.hpp"   // ... and its ordering of accepted windows (header only)
 #include "runtime_support.hpp"
 #include "test_support.hpp"
 
@@ -859,6 +861,59 @@ TEST(HostCopy, GrayStagingEqualsToGray) {
                 EXPECT_TRUE(std::equal(want.pixels.begin(), want.pixels.end(), got));
                 EXPECT_EQ(got[want.pixels.size()], 0xA5) << "wrote past the end";
             }
+}
+
+// The CUDA backend's host-side ordering of accepted windows (id_order.hpp): the radix sort, and the
+// entries at a few ranks without sorting all, equal std::sort's order on unique ids, dense and
+// sparse, of every width up to 32 bits, with ranks in any order, few and many.
+TEST(IdOrder, SortAndRanksEqualAPlainSort) {
+    struct Entry {
+        std::uint32_t id;
+        float score;
+    };
+    std::mt19937 rng(31);
+    for (const std::size_t n : {0u, 1u, 300u, 2047u, 2048u, 5000u, 100000u})
+        for (const std::uint32_t span : {0u, 4u, 1000u, 0xFFFFFFFFu}) {  // ids n·span apart at most (0: all of 0 .. n − 1)
+            std::vector<std::uint32_t> ids;
+            if (span == 0) {
+                ids.resize(n);
+                for (std::size_t i = 0; i < n; ++i) ids[i] = static_cast<std::uint32_t>(i);
+            } else {
+                std::uniform_int_distribution<std::uint32_t> any(0, span == 0xFFFFFFFFu ? span : static_cast<std::uint32_t>(std::min<std::uint64_t>(0xFFFFFFFFu, std::uint64_t{span} * n)));
+                std::vector<std::uint32_t> drawn;
+                while (drawn.size() < n) {
+                    drawn.push_back(any(rng));
+                    if (drawn.size() == n) {
+                        std::sort(drawn.begin(), drawn.end());
+                        drawn.erase(std::unique(drawn.begin(), drawn.end()), drawn.end());
+                    }
+                }
+                ids = drawn;
+            }
+            std::shuffle(ids.begin(), ids.end(), rng);
+            std::vector<Entry> v;
+            for (std::uint32_t id : ids) v.push_back({id, static_cast<float>(id % 977) * 0.5f});
+            std::vector<Entry> want = v;
+            std::sort(want.begin(), want.end(), [](const Entry& a, const Entry& b) { return a.id < b.id; });
+            const std::string what = std::to_string(n) + " ids, span " + std::to_string(span);
+            std::vector<Entry> sorted = v;
+            cuda::sort_by_id(sorted);
+            ASSERT_EQ(sorted.size(), want.size()) << what;
+            for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(sorted[i].id == want[i].id && sorted[i].score == want[i].score) << what << ", rank " << i;
+            for (const std::size_t k : {std::size_t{0}, std::size_t{1}, std::size_t{80}, n / 2, n}) {
+                std::vector<std::uint32_t> ranks(n);
+                for (std::size_t i = 0; i < n; ++i) ranks[i] = static_cast<std::uint32_t>(i);
+                std::shuffle(ranks.begin(), ranks.end(), rng);
+                ranks.resize(std::min(k, n));
+                if (n > 2) ranks.push_back(static_cast<std::uint32_t>(n - 1) == ranks.front() ? 0u : static_cast<std::uint32_t>(n - 1));  // the last rank too
+                if (n > 2 && std::count(ranks.begin(), ranks.end(), ranks.back()) > 1) ranks.pop_back();
+                const std::vector<Entry> got = cuda::at_id_ranks(v, ranks, want.empty() ? 0 : std::uint64_t{want.back().id} + 1 + span);
+                ASSERT_EQ(got.size(), ranks.size()) << what << ", " << k << " ranks";
+                for (std::size_t j = 0; j < ranks.size(); ++j)
+                    ASSERT_TRUE(got[j].id == want[ranks[j]].id && got[j].score == want[ranks[j]].score)
+                        << what << ", " << k << " ranks: rank " << ranks[j];
+            }
+        }
 }
 
 // KeepRanks: the bulk runner (CPU; the GPU's own making of kept detections is in gpu_test) and

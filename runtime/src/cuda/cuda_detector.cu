@@ -276,7 +276,9 @@ DetectResult CudaDetector::detect(const ImageView& image) {
     cuda::Slot& s = impl_->slot(0);
     impl_->start(s, image, model_, params_);
     impl_->last_slot = 0;
-    return cuda::collect(s, impl_->engine, model_, params_);
+    DetectResult r = cuda::collect(s, impl_->engine, model_, params_);
+    cuda::release_retired(s);
+    return r;
 }
 
 std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView>& images, int slots) {
@@ -326,6 +328,7 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
         if (e) std::rethrow_exception(e);
     impl_->turns += images.size();
     impl_->last_slot = static_cast<int>(last);
+    for (std::size_t k = 0; k < n_slots; ++k) cuda::release_retired(impl_->slot(k));  // every frame is read back
     // In the CPU's order, frames in parallel: with many accepted windows a frame (as in the
     // trainer's first bootstrapping passes), their sorting is most of the host's time.
     std::vector<DetectResult> results(images.size());

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <utility>
 #include <cub/device/device_select.cuh>
 #include <string>
@@ -9,6 +13,7 @@
 
 #include "gray_kernels.cuh"
 #include "host_copy.hpp"
+#include "id_order.hpp"
 #include "integral_histogram_kernels.cuh"
 #include "integral_image_kernels.cuh"
 
@@ -25,38 +30,36 @@ AxisEntry pack_axis(const ResampleAxis& t, int u) {
 }
 }  // namespace
 
-// Sizes the slot's buffers and tables for a frame; allocates only when the size grows.
-bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
-    const std::size_t n_launches = engine.launches.size();
-    const CudaOptions& options = engine.options;
-    if (prepared_for(s, image, engine)) return false;
-    const int ww = model.window_width, wh = model.window_height;
-    if (image.width >= (1 << kAxisIndexBits) || image.height >= (1 << kAxisIndexBits))
-        throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                          " has a side over the CUDA backend's " + std::to_string((1 << kAxisIndexBits) - 1) + " pixels");
-    std::vector<PyramidLevel> plan =
-        plan_pyramid(image.width, image.height, ww, wh, params.scale_step, params.min_scale, params.max_scale, params.level_pad);
-    if (plan.empty())  // before touching the slot, which keeps serving its current size
-        throw DetectError(window_fit_problem(image.width, image.height, ww, wh, params));
-    if (s.graph) {
-        CK(cudaGraphExecDestroy(s.graph));
-        s.graph = nullptr;
-    }
-    s.width = -1;  // invalid until every buffer below is sized (an allocation may throw)
-    s.plan = std::move(plan);
-    s.levels.clear();
-    // Octaves 0 .. the deepest a level reads, one after another in d_gray.
-    s.octaves.assign(1, {0, image.width, image.height});
-    for (int k = 1; k <= s.plan.back().octave; ++k) {
-        const Slot::Octave& o = s.octaves.back();
-        s.octaves.push_back({o.at + static_cast<long long>(o.width) * o.height, o.width / 2, o.height / 2});
-    }
+// A frame size's pyramid under one scan, as prepare() lays it out: the levels, octaves and
+// resampling tables, and their totals. Immutable; shared by every slot prepared for such frames.
+struct FramePlan {
+    std::vector<PyramidLevel> plan;
+    std::vector<Slot::Octave> octaves;
+    std::vector<DevLevel> levels;
     std::vector<AxisEntry> xt, yt;
+    int total_rows = 0, total_cols = 0, total_strips = 0, total_tiles = 0, max_width = 0, total_hog_cols = 0;
+    std::uint32_t n_windows = 0;
+    std::size_t n_points = 0, n_hog_points = 0, n_level_pixels = 0;
+};
+
+namespace {
+
+std::shared_ptr<const FramePlan> make_frame_plan(int width, int height, int ww, int wh, const DetectParams& params, int g) {
+    auto fp = std::make_shared<FramePlan>();
+    fp->plan = plan_pyramid(width, height, ww, wh, params.scale_step, params.min_scale, params.max_scale, params.level_pad);
+    if (fp->plan.empty()) throw DetectError(window_fit_problem(width, height, ww, wh, params));
+    // Octaves 0 .. the deepest a level reads, one after another in d_gray.
+    fp->octaves.assign(1, {0, width, height});
+    for (int k = 1; k <= fp->plan.back().octave; ++k) {
+        const Slot::Octave& o = fp->octaves.back();
+        fp->octaves.push_back({o.at + static_cast<long long>(o.width) * o.height, o.width / 2, o.height / 2});
+    }
+    std::vector<AxisEntry>& xt = fp->xt;
+    std::vector<AxisEntry>& yt = fp->yt;
     long long points = 0, hog_points = 0, windows = 0, pixels = 0;
     int rows = 0, cols = 0, hog_cols = 0, strips = 0, max_w = 0;
-    const int g = engine.hog_grid;
     long long tiles = 0;
-    for (const PyramidLevel& pl : s.plan) {
+    for (const PyramidLevel& pl : fp->plan) {
         DevLevel L{};
         L.width = pl.width;
         L.height = pl.height;
@@ -81,7 +84,7 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         L.win0 = windows;
         L.tile0 = static_cast<int>(tiles);
         tiles += static_cast<long long>((L.cols + kTileW - 1) / kTileW) * ((L.rows + kTileH - 1) / kTileH);
-        const Slot::Octave& o = s.octaves[static_cast<std::size_t>(pl.octave)];
+        const Slot::Octave& o = fp->octaves[static_cast<std::size_t>(pl.octave)];
         L.src = o.at;
         L.src_w = o.width;
         const ResampleAxis ax = resample_axis(pl.width, o.width, octave_scale(pl), pl.pad);
@@ -93,19 +96,72 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         max_w = std::max(max_w, pl.width);
         points += static_cast<long long>(L.pitch) * (pl.height + 1);
         windows += static_cast<long long>(L.cols) * L.rows;
-        s.levels.push_back(L);
+        fp->levels.push_back(L);
     }
     if (windows > 0x7fffffffLL) throw DetectError("too many windows in one frame for the CUDA backend");
-    s.total_rows = rows;
-    s.total_cols = cols;
-    s.total_strips = strips;
-    s.total_tiles = static_cast<int>(tiles);  // at most n_windows, checked just above
-    s.max_width = max_w;
-    s.n_windows = static_cast<std::uint32_t>(windows);
-    s.n_points = static_cast<std::size_t>(points);
-    s.n_hog_points = static_cast<std::size_t>(hog_points);
-    s.total_hog_cols = hog_cols;
-    s.n_level_pixels = static_cast<std::size_t>(pixels);
+    fp->total_rows = rows;
+    fp->total_cols = cols;
+    fp->total_strips = strips;
+    fp->total_tiles = static_cast<int>(tiles);  // at most n_windows, checked just above
+    fp->max_width = max_w;
+    fp->n_windows = static_cast<std::uint32_t>(windows);
+    fp->n_points = static_cast<std::size_t>(points);
+    fp->n_hog_points = static_cast<std::size_t>(hog_points);
+    fp->total_hog_cols = hog_cols;
+    fp->n_level_pixels = static_cast<std::size_t>(pixels);
+    return fp;
+}
+
+// The plan of a frame size under a scan, made once a process: planning a 640×480 frame's
+// pyramid and tables took 0.15 ms of host time, the better part of preparing a slot, and a
+// bootstrapping pass prepares slots for the two sizes of its negatives again and again
+// (gpu-waldboost.md). Up to 64 plans are kept (then the cache starts over).
+std::shared_ptr<const FramePlan> frame_plan(int width, int height, int ww, int wh, const DetectParams& params, int g) {
+    using Key = std::tuple<int, int, int, int, int, int, double, double, double, int>;
+    static std::mutex mutex;
+    static std::map<Key, std::shared_ptr<const FramePlan>> plans;
+    const Key key{width, height, ww, wh, params.stride, params.level_pad, params.scale_step, params.min_scale, params.max_scale, g};
+    {
+        std::lock_guard lock(mutex);
+        if (auto it = plans.find(key); it != plans.end()) return it->second;
+    }
+    std::shared_ptr<const FramePlan> fp = make_frame_plan(width, height, ww, wh, params, g);
+    std::lock_guard lock(mutex);
+    if (plans.size() >= 64) plans.clear();
+    plans.emplace(key, fp);
+    return fp;
+}
+}  // namespace
+
+// Sizes the slot's buffers and tables for a frame; allocates only when the size grows.
+bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const DetectParams& params, const Engine& engine) {
+    const std::size_t n_launches = engine.launches.size();
+    const CudaOptions& options = engine.options;
+    if (prepared_for(s, image, engine)) return false;
+    if (image.width >= (1 << kAxisIndexBits) || image.height >= (1 << kAxisIndexBits))
+        throw DetectError("image " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                          " has a side over the CUDA backend's " + std::to_string((1 << kAxisIndexBits) - 1) + " pixels");
+    // Before touching the slot, which keeps serving its current size where this throws.
+    std::shared_ptr<const FramePlan> fp =
+        frame_plan(image.width, image.height, model.window_width, model.window_height, params, engine.hog_grid);
+    s.graph_engine = 0;  // the graph stays, for launch() to update with the new frame's capture
+    s.width = -1;  // invalid until every buffer below is sized (an allocation may throw)
+    s.plan = fp->plan;
+    s.octaves = fp->octaves;
+    s.levels = fp->levels;
+    s.total_rows = fp->total_rows;
+    s.total_cols = fp->total_cols;
+    s.total_strips = fp->total_strips;
+    s.total_tiles = fp->total_tiles;
+    s.max_width = fp->max_width;
+    s.n_windows = fp->n_windows;
+    s.n_points = fp->n_points;
+    s.n_hog_points = fp->n_hog_points;
+    s.total_hog_cols = fp->total_hog_cols;
+    s.n_level_pixels = fp->n_level_pixels;
+    s.frame_plan = fp;  // its tables' host memory, uploaded asynchronously below
+    const std::vector<AxisEntry>&xt = fp->xt, &yt = fp->yt;
+    const int max_w = fp->max_width;
     const std::size_t n_in = static_cast<std::size_t>(image.width) * image.height;
     s.h_in.reserve(engine.host_gray ? n_in : n_in * image.channels);
     if (!engine.host_gray) s.d_in.reserve(n_in * image.channels);
@@ -116,7 +172,7 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
     // Everything below goes on the slot's (non-blocking) stream, so the frame's kernels see it:
     // plain cudaMemset/cudaMemcpy run on the legacy stream, which that stream does not wait for.
     cudaStream_t st = s.stream;
-    CK(cudaMemcpyAsync(s.d_levels.p, s.levels.data(), s.levels.size() * sizeof(DevLevel), cudaMemcpyHostToDevice, st));
+    CK(cudaMemcpyAsync(s.d_levels.p, fp->levels.data(), fp->levels.size() * sizeof(DevLevel), cudaMemcpyHostToDevice, st));
     s.d_xtab.reserve(xt.size());
     s.d_ytab.reserve(yt.size());
     CK(cudaMemcpyAsync(s.d_xtab.p, xt.data(), xt.size() * sizeof(AxisEntry), cudaMemcpyHostToDevice, st));
@@ -194,7 +250,9 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         s.cub_bytes = std::max(a, b);
         s.d_cub.reserve(s.cub_bytes);
     }
-    CK(cudaStreamSynchronize(st));  // the tables' host vectors go out of scope
+    // No wait for the stream: the tables' host copies (Slot::frame_plan) stay until the slot's
+    // next prepare(), which comes after a read-back has waited for the stream, and the frame's
+    // work follows these copies on the same stream.
     s.width = image.width;
     s.height = image.height;
     s.channels = image.channels;
@@ -350,6 +408,12 @@ void stage_input(Slot& s, const Engine& engine, const ImageView& image) {
               image.stride);
 }
 
+GraphShape graph_shape(const Slot& s, const Engine& engine, const DetectParams& params) {
+    return {engine.launches.size(), s.octaves.size(), engine.tail ? engine.tail_launch : engine.launches.size(), engine.host_gray,
+            engine.colour, engine.needs.hog, engine.hog_from_gradients, engine.needs.gray_integral, params.keep_rejected,
+            engine.options.compaction};
+}
+
 GraphWork launch(Slot& s, const Engine& engine, const DetectParams& params) {
     if (!engine.options.use_graph) {
         enqueue(s, engine, params, nullptr);
@@ -367,16 +431,24 @@ GraphWork launch(Slot& s, const Engine& engine, const DetectParams& params) {
             throw;
         }
         CK(cudaStreamEndCapture(s.stream, &g));
-        // A slot kept from an earlier detector of the same scan: its graph has the same nodes
-        // when the engines have the same launches, and only their arguments (the model's tables,
-        // its kernels) change, which an update sets without instantiating anew.
+        // A slot kept from an earlier detector of the same scan, or prepared anew for another
+        // frame size or scan: its graph has the same nodes when the engines have the same
+        // launches and the frames as many pyramid levels and octaves, and only their arguments
+        // (the model's tables, its kernels, the levels' sizes) change, which an update sets
+        // without instantiating anew. The graph an update refuses is retired, not destroyed here.
         cudaError_t e = cudaErrorGraphExecUpdateFailure;
+        const GraphShape shape = graph_shape(s, engine, params);
+        if (s.graph && !(s.graph_shape == shape)) {  // other nodes: an update would be refused
+            s.retired.push_back(s.graph);
+            s.graph = nullptr;
+        }
+        s.graph_shape = shape;
         if (s.graph) {
             cudaGraphExecUpdateResultInfo info{};
             e = cudaGraphExecUpdate(s.graph, g, &info);
             if (e != cudaSuccess) {
                 cudaGetLastError();  // a refused update is not an error: instantiate instead
-                CK(cudaGraphExecDestroy(s.graph));
+                s.retired.push_back(s.graph);
                 s.graph = nullptr;
             }
         }
@@ -388,6 +460,10 @@ GraphWork launch(Slot& s, const Engine& engine, const DetectParams& params) {
     }
     CK(cudaGraphLaunch(s.graph, s.stream));
     return work;
+}
+
+void release_retired(Slot& s) {
+    for (; !s.retired.empty(); s.retired.pop_back()) CK(cudaGraphExecDestroy(s.retired.back()));
 }
 
 namespace {
@@ -435,8 +511,8 @@ Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, con
         return rb;
     }
     const std::uint32_t accepted = s.h_counts.p[n_launches - 1];
-    rb.accepted.resize(accepted);
-    std::copy(s.h_out.p, s.h_out.p + std::min(accepted, kOutInGraph), rb.accepted.begin());
+    rb.accepted.reserve(accepted);
+    rb.accepted.assign(s.h_out.p, s.h_out.p + std::min(accepted, kOutInGraph));
     // The rest into the slot's pinned buffer on its own stream: a pageable copy on the legacy
     // stream ran at a fraction of the speed and one host thread at a time (the trainer's first
     // bootstrapping pass reads back millions of windows).
@@ -444,36 +520,10 @@ Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, con
         CK(cudaMemcpyAsync(s.h_out.p + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
                            cudaMemcpyDeviceToHost, s.stream));
         CK(cudaStreamSynchronize(s.stream));
-        std::copy(s.h_out.p + kOutInGraph, s.h_out.p + accepted, rb.accepted.begin() + kOutInGraph);
+        rb.accepted.insert(rb.accepted.end(), s.h_out.p + kOutInGraph, s.h_out.p + accepted);
     }
     return rb;
 }
-
-namespace {
-// Sorts by id (unique, below 2^32): a least-significant-digit radix sort of 11-bit digits, as
-// many passes as the largest id needs (two for a frame of up to 4 M windows); std::sort for few.
-// The first bootstrapping passes accept tens of thousands of windows a frame, whose sorting was
-// a fifth of such a pass on the host.
-void sort_by_id(std::vector<OutEntry>& v) {
-    if (v.size() < 512) {
-        std::sort(v.begin(), v.end(), [](const OutEntry& a, const OutEntry& b) { return a.id < b.id; });
-        return;
-    }
-    std::uint32_t largest = 0;
-    for (const OutEntry& e : v) largest = std::max(largest, e.id);
-    constexpr int kDigit = 11;
-    constexpr std::uint32_t kMask = (1u << kDigit) - 1;
-    std::vector<OutEntry> other(v.size());
-    for (int shift = 0; shift < 32 && (largest >> shift) != 0; shift += kDigit) {
-        std::uint32_t start[kMask + 1] = {};
-        for (const OutEntry& e : v) ++start[(e.id >> shift) & kMask];
-        std::uint32_t at = 0;
-        for (std::uint32_t& c : start) at += std::exchange(c, at);
-        for (const OutEntry& e : v) other[start[(e.id >> shift) & kMask]++] = e;
-        v.swap(other);
-    }
-}
-}  // namespace
 
 DetectResult finish(Readback&& rb, const CascadeModel& model, const DetectParams& params, const FrameKeep& keep) {
     DetectResult r = std::move(rb.result);
@@ -482,17 +532,16 @@ DetectResult finish(Readback&& rb, const CascadeModel& model, const DetectParams
         return r;
     }
     std::vector<OutEntry>& out = rb.accepted;  // in survivor order; sorted by id, it is the CPU's order
-    sort_by_id(out);
     if (keep) {
         // Detections of the kept ranks only: the first bootstrapping passes accept tens of
         // thousands of windows a frame and keep a few dozen, and making every detection (page
-        // faults on fresh memory, on every core at once) took half of such a pass on the GPU.
+        // faults on fresh memory, on every core at once) took half of such a pass on the GPU;
+        // sorting them all took most of the rest (at_id_ranks).
         const std::vector<std::uint32_t> ranks = keep(out.size());
         std::vector<bool> taken(out.size(), false);
+        for (std::uint32_t k : ranks) take_rank(k, out.size(), taken);
         r.detections.reserve(ranks.size());
-        for (std::uint32_t k : ranks) {
-            take_rank(k, out.size(), taken);
-            const OutEntry& e = out[k];
+        for (const OutEntry& e : at_id_ranks(std::move(out), ranks, r.stats.windows_scanned)) {
             // The level: the last whose first window id is at most e.id.
             const auto at = std::upper_bound(rb.levels.begin(), rb.levels.end(), e.id,
                                              [](std::uint32_t id, const Readback::Level& L) { return static_cast<long long>(id) < L.win0; });
@@ -501,6 +550,7 @@ DetectResult finish(Readback&& rb, const CascadeModel& model, const DetectParams
         }
         return r;
     }
+    sort_by_id(out);
     r.detections.reserve(out.size());
     std::size_t li = 0;  // ids in increasing order: the level only moves forward
     for (const OutEntry& e : out) {

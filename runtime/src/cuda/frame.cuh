@@ -78,15 +78,31 @@ struct StepEvents {
     std::vector<int> launch_begin, launch_end;  // per launch: the events just before and after it
 };
 
+// What decides the nodes of a slot's graph (enqueue()): graphs of the same shape differ only in
+// their nodes' arguments, which cudaGraphExecUpdate sets; of another shape, an update is refused.
+struct GraphShape {
+    std::size_t launches = 0, octaves = 0, tail_launch = 0;
+    bool host_gray = false, colour = false, hog = false, hog_from_gradients = false, gray_integral = false, keep_rejected = false;
+    Compaction compaction = Compaction::BlockAtomics;
+    bool operator==(const GraphShape&) const = default;
+};
+
+struct FramePlan;  // frame.cu
+
 // One frame's buffers, stream and graph; reused while frames keep their size, also by the next
 // detector of the same Engine::PrepKey (the slots outlive their detector: cuda_detector.cu).
 struct Slot {
     cudaStream_t stream = nullptr;
     cudaGraphExec_t graph = nullptr;
-    std::uint64_t graph_engine = 0;  // the Engine::id whose frame the graph replays
+    std::uint64_t graph_engine = 0;  // the Engine::id whose frame the graph replays (0: none, capture anew)
+    GraphShape graph_shape;  // the graph's
+    // Graphs replaced (launch()), destroyed by release_retired() once the slot's frames are read
+    // back: cudaGraphExecDestroy may wait for the device, where other slots' frames run.
+    std::vector<cudaGraphExec_t> retired;
     int width = -1, height = -1, channels = -1;
     ChannelOrder order = ChannelOrder::BGR;
     Engine::PrepKey key;  // what the slot was prepared for, with its frame size
+    std::shared_ptr<const FramePlan> frame_plan;  // its pyramid and tables (frame.cu), shared by slots of that size and scan
     std::vector<PyramidLevel> plan;
     std::vector<DevLevel> levels;
     struct Octave {
@@ -132,20 +148,23 @@ struct Slot {
     Slot& operator=(const Slot&) = delete;
     ~Slot() {
         if (graph) cudaGraphExecDestroy(graph);
+        for (cudaGraphExec_t g : retired) cudaGraphExecDestroy(g);
         if (stream) cudaStreamDestroy(stream);
     }
 };
 
-// Accepted windows copied back inside the graph; more are fetched after it (rare).
+// Accepted windows copied back inside the graph; more are fetched after it (the trainer's first
+// bootstrapping passes). A kernel writing them all straight into mapped host memory instead made
+// those passes' frames slower (a pass of 3 M windows, 8.7 → 14.8 ms, gpu-waldboost.md).
 constexpr std::uint32_t kOutInGraph = 4096;
 // Launches a slot's counters have room for before they grow (prepare()).
 constexpr std::size_t kMinLaunches = 64;
 
 // Whether the slot's pyramid, tables and buffers are those of frames like `image` (size,
 // channels, order) for this engine's scan and features (Engine::PrepKey, which a slot from an
-// earlier detector may share): prepare() then does nothing. Re-preparing re-plans the pyramid,
-// uploads its tables, waits for the slot's stream and, with graphs, captures and instantiates a
-// new one.
+// earlier detector may share): prepare() then does nothing. Re-preparing re-plans the pyramid and
+// uploads its tables (on the slot's stream, without waiting for it), and with graphs the next
+// launch() captures the frame and updates the slot's graph with it (or instantiates another).
 inline bool prepared_for(const Slot& s, const ImageView& image, const Engine& engine) {
     return s.width == image.width && s.height == image.height && s.channels == image.channels && s.order == image.order &&
            s.key == engine.key;
@@ -162,8 +181,13 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
 // enqueue(), captured into the slot's graph on its first frame and replayed after (options.use_graph).
 // A graph of another engine's frame (a slot kept from an earlier detector) is updated in place
 // from the new capture when the two have the same nodes (cudaGraphExecUpdate), else replaced.
+// A slot prepared anew (another frame size or scan) keeps its graph for such an update too.
 enum class GraphWork { Replayed, Updated, Instantiated, None };
 GraphWork launch(Slot& s, const Engine& engine, const DetectParams& params);
+GraphShape graph_shape(const Slot& s, const Engine& engine, const DetectParams& params);
+// Destroys the slot's replaced graphs (Slot::retired); call where the device has no frame of
+// the caller's in flight (it waits for the device).
+void release_retired(Slot& s);
 // A frame's result as read back, before it is put in the CPU's order: all finish() needs, apart
 // from the slot, so that the slot can take its next frame meanwhile and a batch's frames can be
 // finished in parallel (with many accepted windows, as in the trainer's first bootstrapping

@@ -202,8 +202,8 @@ struct CudaStepTimes {
 
 // What a detector's frames cost its slots, since it was built (CudaDetector::slot_work): frames
 // that planned their slot's pyramid and uploaded its tables (a slot new, or last prepared for
-// another frame size or scan), and graphs of another detector's frame updated with this one's
-// arguments, or instantiated (new, or an update refused).
+// another frame size or scan), and graphs of another detector's frame or another frame size
+// updated with this one's arguments, or instantiated (new, or an update refused: other nodes).
 struct CudaSlotWork {
     std::uint64_t prepared = 0, graphs_updated = 0, graphs_instantiated = 0;
 };
