@@ -997,9 +997,9 @@ TEST(GpuBulk, FramesOfTwoSizesInAnyOrderGiveTheCpusResults) {
     }
 }
 
-// KeepRanks on the GPU: detections made for the kept ranks only (after sorting the accepted
-// windows), equal to the CPU's detections at those ranks in the order asked, for frames of two
-// sizes, from detect_batch and from the bulk runner (whose first chunk is one frame alone).
+// KeepRanks on the GPU: detections made for the kept ranks only (picked from the accepted
+// windows without sorting them all), equal to the CPU's detections at those ranks in the order
+// asked, for frames of two sizes, from detect_batch and from the bulk runner.
 TEST(GpuBulk, KeptRanksAreTheCpusDetectionsAtThoseRanks) {
     REQUIRE_GPU();
     std::vector<GrayImage> images;

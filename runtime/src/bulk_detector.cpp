@@ -69,13 +69,16 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
     std::vector<Outcome> outcomes;
     std::vector<double> ms;
     std::size_t begin = 0;  // the chunk's first image
+    // Image k's result with only the detections `keep` names (all without one).
+    auto kept = [&](DetectResult r, std::size_t k) {
+        if (keep) keep_ranks(r, keep(begin + k, r.detections.size()));
+        return r;
+    };
     // One image on the first detector, alone (it parallelises inside).
     auto detect_alone = [&](std::size_t k) {
         try {
             const auto t0 = Clock::now();
-            DetectResult r = im.first->detect(images[k].view);
-            if (keep) keep_ranks(r, keep(begin + k, r.detections.size()));
-            outcomes[k] = std::move(r);
+            outcomes[k] = kept(im.first->detect(images[k].view), k);
             ms[k] = ms_since(t0);
         } catch (const DeviceError&) {
             throw;
@@ -170,9 +173,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
                 Detector& det = *im.per_thread.local();
                 try {
                     const auto t0 = Clock::now();
-                    DetectResult r = tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); });
-                    if (keep) keep_ranks(r, keep(begin + k, r.detections.size()));
-                    outcomes[k] = std::move(r);
+                    outcomes[k] = kept(tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); }), k);
                     ms[k] = ms_since(t0);
                 } catch (const DetectError& e) {
                     outcomes[k] = std::string(e.what());

@@ -230,7 +230,8 @@ public:
     // and buffers; results in input order. All images may differ in size. With 8 slots or more,
     // one host thread (of TBB's) for every 4 slots stages and launches the frames.
     std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int slots = 4) override;
-    // Makes detections of the kept windows only (after sorting the frame's accepted windows).
+    // Makes detections of the kept windows only (picked from the frame's accepted windows without
+    // sorting them all).
     std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int slots, const KeepRanks& keep) override;
     // One frame with events between the steps (no graph), for benchmarks.
     CudaStepTimes profile(const ImageView& image);
