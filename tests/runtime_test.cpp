@@ -863,6 +863,29 @@ TEST(HostCopy, GrayStagingEqualsToGray) {
             }
 }
 
+// The CUDA backend's task group (host_copy.hpp), which finishes a batch's frames while others
+// are scanned: every task runs once, wait() rethrows a task's exception after all have run, and
+// the group can be used again.
+TEST(HostCopy, TaskGroupRunsEveryTaskAndRethrows) {
+    std::vector<std::atomic<int>> runs(1000);
+    cuda::TaskGroup group;
+    for (std::size_t i = 0; i < runs.size(); ++i) group.run([&, i] { ++runs[i]; });
+    group.wait();
+    for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+    std::atomic<int> done{0};
+    for (int i = 0; i < 100; ++i)
+        group.run([&, i] {
+            ++done;
+            if (i == 37) throw std::runtime_error("task 37");
+        });
+    EXPECT_THROW(group.wait(), std::runtime_error);
+    EXPECT_GE(done.load(), 1);
+    std::atomic<int> again{0};
+    group.run([&] { ++again; });
+    group.wait();
+    EXPECT_EQ(again.load(), 1);
+}
+
 // The CUDA backend's host-side ordering of accepted windows (id_order.hpp): the radix sort, and the
 // entries at a few ranks without sorting all, equal std::sort's order on unique ids, dense and
 // sparse, of every width up to 32 bits, with ranks in any order, few and many.

@@ -7,9 +7,10 @@
 # the CPU, and the same sequence came out (the model files differ only in the configuration text
 # they hold). WEAK=N trains N weak classifiers instead of the configuration's 512 (deeper passes;
 # the 800 negative images may run out). MINING_BIN=PATH runs that cascade binary instead of the
-# bundle's (an earlier build, for an A/B), TAG=NAME marks its runs' files. Logs and models go to
-# ${OUT:-out}.
-#   IN_FLIGHT="4 8 16" [WEAK=1024] [MINING_BIN=/tmp/h/gpu/bin/cascade TAG=head] bash experiments/gpu/mining_bench.sh [ROUNDS]
+# bundle's (an earlier build, for an A/B), TAG=NAME marks its runs' files. NO_CPU=1 trains on the
+# GPU only and compares with the untagged CPU run of the same round number, where one was made
+# (an A/B's second binary). Logs and models go to ${OUT:-out}.
+#   IN_FLIGHT="4 8 16" [WEAK=1024] [MINING_BIN=/tmp/h/gpu/bin/cascade TAG=head [NO_CPU=1]] bash experiments/gpu/mining_bench.sh [ROUNDS]
 source experiments/gpu/device_env.sh
 rounds=${1:-1}
 mkdir -p /tmp/md && tar xJf .bundle/mining.tar.xz -C /tmp/md
@@ -34,10 +35,12 @@ train() {
 }
 sed "s/weak_classifiers: 512/weak_classifiers: ${WEAK:-512}/" experiments/gpu/mining-faces.yaml > /tmp/mining.yaml
 for r in $(seq 1 "$rounds"); do
-  train cpu cpu /tmp/mining.yaml
+  [ "${NO_CPU:-0}" = 1 ] || train cpu cpu /tmp/mining.yaml
   for f in ${IN_FLIGHT:-8}; do
     sed "s/backend: auto}/backend: auto, in_flight: $f}/" /tmp/mining.yaml > /tmp/mining-$f.yaml
     train cuda-$f cuda /tmp/mining-$f.yaml
-    cmp -s "$out/mining-cpu${TAG:+-$TAG}-$r.counts" "$out/mining-cuda-$f${TAG:+-$TAG}-$r.counts" && echo "  the CPU's passes and sequence" || echo "  DIFFERENT FROM THE CPU's"
+    cpu_counts="$out/mining-cpu${TAG:+-$TAG}-$r.counts"
+    [ "${NO_CPU:-0}" = 1 ] && cpu_counts="$out/mining-cpu-$r.counts"
+    cmp -s "$cpu_counts" "$out/mining-cuda-$f${TAG:+-$TAG}-$r.counts" && echo "  the CPU's passes and sequence" || echo "  DIFFERENT FROM THE CPU's"
   done
 done

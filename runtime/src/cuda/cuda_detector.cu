@@ -102,28 +102,47 @@ struct CudaDetector::Impl {
             }
     }
 
-    // The slot of a detect_batch host thread's next frame, among its slots first .. first + n − 1:
-    // the one idle longest (by slot_turn, sized already, and the thread's `clock`), unless a slot
-    // other than the one used last was last prepared for frames like this one, or was never
-    // prepared for this detector's scan (it must be prepared before its first frame here in any
-    // case), which then takes it (the longest idle of those). Frames of one size go round every
-    // slot; frames of mixed sizes (the trainer's negatives, turned a quarter or not) keep to slots
-    // of their size instead of re-preparing a slot at nearly every frame
-    // (experiments/results/gpu-waldboost.md, "Mining, timed"). Until the thirty-third session only
-    // the longer-idle half could be taken so: with four slots and two sizes in random order, 10 of
-    // a thread's 32 frames re-prepared a slot and captured its graph, against 4 then ("The first
-    // pass's set-up run ahead"). Until the thirty-fourth, a slot not yet prepared was passed over
-    // for one prepared for the frame, so frames of one size kept to two of a thread's four slots.
-    std::size_t next_slot(std::size_t first, std::size_t n, const ImageView& image, std::uint64_t& clock) {
+    // The slot of a detect_batch host thread's next frame, images[i], among its slots first ..
+    // first + n − 1, whose frames are images[i], images[i + step], ...: the one idle longest (by
+    // slot_turn, sized already, and the thread's `clock`) of those prepared for frames like this
+    // one or not prepared for this detector's scan (each must be prepared before its first frame
+    // here in any case); the slot used last is passed over (its frame has only just started).
+    // Where none is, a slot is prepared again for this frame's size: the one whose preparation the
+    // thread's next frames need last (Belady's choice, looking 64 frames ahead), the longest idle
+    // of equals. Frames of one size go round every slot; frames of mixed sizes (the trainer's
+    // negatives, turned a quarter or not, and a few of other sizes) keep to slots of their size
+    // (experiments/results/gpu-waldboost.md, "Mining, timed"). Until the thirty-sixth session the
+    // longest idle slot was prepared again: a frame of a rare size took a slot of a common one,
+    // whose next frame took another, and a host thread prepared 5–9 slots in a bootstrapping pass
+    // where 4 were needed.
+    std::size_t next_slot(std::size_t first, std::size_t n, const std::vector<ImageView>& images, std::size_t i, std::size_t step,
+                          std::uint64_t& clock) {
+        const ImageView& image = images[i];
         std::vector<std::size_t> order(n);
         for (std::size_t k = 0; k < n; ++k) order[k] = first + k;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return slot_turn[a] < slot_turn[b]; });
-        std::size_t pick = order[0];
-        for (std::size_t j = 0; j < std::max<std::size_t>(1, n - 1); ++j)
-            if (const cuda::Slot& s = slot(order[j]); cuda::prepared_for(s, image, engine) || s.width < 0 || s.key != engine.key) {
+        const std::size_t candidates = std::max<std::size_t>(1, n - 1);
+        constexpr std::size_t kNone = ~std::size_t{0};
+        std::size_t pick = kNone;
+        for (std::size_t j = 0; j < candidates && pick == kNone; ++j)
+            if (const cuda::Slot& s = slot(order[j]); cuda::prepared_for(s, image, engine) || s.width < 0 || s.key != engine.key)
                 pick = order[j];
-                break;
+        if (pick == kNone) {
+            constexpr std::size_t kLookAhead = 64;
+            std::size_t latest = 0;
+            for (std::size_t j = 0; j < candidates; ++j) {
+                const cuda::Slot& s = slot(order[j]);
+                std::size_t next = 1;  // in the thread's frames from the next one; kLookAhead + 1: not needed
+                for (std::size_t f = i + step; next <= kLookAhead && f < images.size() && !cuda::prepared_for(s, images[f], engine);
+                     f += step)
+                    ++next;
+                if (i + next * step >= images.size()) next = kLookAhead + 1;
+                if (pick == kNone || next > latest) {
+                    pick = order[j];
+                    latest = next;
+                }
             }
+        }
         slot_turn[pick] = ++clock;
         return pick;
     }
@@ -300,6 +319,19 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
     std::vector<std::exception_ptr> failed(hosts);
     std::size_t last = 0;  // the last frame's slot (level_integral_histogram reads it)
     const int device_index = impl_->engine.options.device;
+    // Each frame read back is put in the CPU's order by TBB's idle workers while the host threads
+    // go on: finishing a batch after its last frame took 0.3-1.3 ms of a bootstrapping pass of
+    // 5-10 ms (8 % of the GPU's mining, gpu-waldboost.md). With many accepted windows a frame (the
+    // trainer's first passes) their ordering is most of the host's time.
+    std::vector<DetectResult> results(images.size());
+    cuda::TaskGroup finishing;
+    auto read = [&](cuda::Slot& s, std::size_t i) {
+        back[i] = cuda::read_back(s, impl_->engine, model_, params_);
+        finishing.run([&, i] {
+            results[i] = keep ? cuda::finish(std::move(back[i]), model_, params_, [&](std::uint64_t n) { return keep(i, n); })
+                              : cuda::finish(std::move(back[i]), model_, params_);
+        });
+    };
     auto host = [&](std::size_t h) {
         try {
             DeviceGuard on(device_index);  // the device is a thread's setting
@@ -307,35 +339,34 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
             std::vector<long long> in_flight(n, -1);
             std::uint64_t clock = impl_->turns;
             for (std::size_t i = h; i < images.size(); i += hosts) {
-                const std::size_t k = impl_->next_slot(first, n, images[i], clock);
+                const std::size_t k = impl_->next_slot(first, n, images, i, hosts, clock);
                 cuda::Slot& s = impl_->slot(k);
                 long long& mine = in_flight[k - first];
-                if (mine >= 0) back[static_cast<std::size_t>(mine)] = cuda::read_back(s, impl_->engine, model_, params_);
+                if (mine >= 0) read(s, static_cast<std::size_t>(mine));
                 impl_->start(s, images[i], model_, params_);
                 mine = static_cast<long long>(i);
                 if (i + 1 == images.size()) last = k;
             }
             for (std::size_t k = 0; k < n; ++k)
-                if (in_flight[k] >= 0)
-                    back[static_cast<std::size_t>(in_flight[k])] = cuda::read_back(impl_->slot(first + k), impl_->engine, model_, params_);
+                if (in_flight[k] >= 0) read(impl_->slot(first + k), static_cast<std::size_t>(in_flight[k]));
         } catch (...) {
             failed[h] = std::current_exception();
         }
     };
     if (hosts == 1) host(0);
     else cuda::parallel_for_each(hosts, host);
+    std::exception_ptr finish_failed;
+    try {
+        finishing.wait();
+    } catch (...) {
+        finish_failed = std::current_exception();
+    }
     for (const std::exception_ptr& e : failed)
         if (e) std::rethrow_exception(e);
+    if (finish_failed) std::rethrow_exception(finish_failed);
     impl_->turns += images.size();
     impl_->last_slot = static_cast<int>(last);
     for (std::size_t k = 0; k < n_slots; ++k) cuda::release_retired(impl_->slot(k));  // every frame is read back
-    // In the CPU's order, frames in parallel: with many accepted windows a frame (as in the
-    // trainer's first bootstrapping passes), their sorting is most of the host's time.
-    std::vector<DetectResult> results(images.size());
-    cuda::parallel_for_each(images.size(), [&](std::size_t i) {
-        results[i] = keep ? cuda::finish(std::move(back[i]), model_, params_, [&](std::uint64_t n) { return keep(i, n); })
-                          : cuda::finish(std::move(back[i]), model_, params_);
-    });
     return results;
 }
 
@@ -376,7 +407,7 @@ CudaStepTimes CudaDetector::profile(const ImageView& image) {
         const cuda::CudaStage& stage = *engine.stages[static_cast<std::size_t>(l.stage)];
         const double m = ms(ev.launch_begin[k], ev.launch_end[k]);
         (stage.heavy() ? t.late_stages : t.early_stages) += m;
-        t.launches.push_back({l.stage, stage.weak_after(l.part), s.h_counts.p[k], m});
+        t.launches.push_back({l.stage, stage.weak_after(l.part), s.h_counts[k], m});
     }
     t.download = ms(ev.launch_end.back(), ev.n - 1);
     t.total = ms(0, ev.n - 1);

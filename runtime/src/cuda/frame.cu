@@ -216,18 +216,23 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         for (const DevLevel& L : s.levels)
             CK(cudaMemsetAsync(I + static_cast<std::size_t>(L.ih) * point_bytes, 0, static_cast<std::size_t>(L.pitch) * point_bytes, st));
     }
-    s.d_weak.reserve(1);
-    s.h_weak.reserve(1);
     for (auto& b : s.d_ids) b.reserve(s.n_windows);
     s.d_win_score.reserve(s.n_windows);
     s.d_win_stage.reserve(s.n_windows);
     // Room for kMinLaunches at least: a bootstrapping run's sequence grows past compaction
     // boundaries between passes, and growing these (cudaFree and cudaFreeHost wait for the whole
     // device) stalled every slot's frames in those passes.
-    s.d_counts.reserve(std::max(n_launches, kMinLaunches));
-    s.d_out.reserve(s.n_windows);
-    s.h_counts.reserve(std::max(n_launches, kMinLaunches));
-    s.h_out.reserve(s.n_windows);
+    const std::size_t room = std::max(n_launches, kMinLaunches);
+    s.out_at = (sizeof(unsigned long long) + room * sizeof(std::uint32_t) + 15) / 16 * 16;
+    const std::size_t back_bytes = s.out_at + static_cast<std::size_t>(s.n_windows) * sizeof(OutEntry);
+    s.d_back.reserve(back_bytes);
+    s.h_back.reserve(back_bytes);
+    s.d_weak = reinterpret_cast<unsigned long long*>(s.d_back.p);
+    s.h_weak = reinterpret_cast<unsigned long long*>(s.h_back.p);
+    s.d_counts = reinterpret_cast<std::uint32_t*>(s.d_back.p + sizeof(unsigned long long));
+    s.h_counts = reinterpret_cast<std::uint32_t*>(s.h_back.p + sizeof(unsigned long long));
+    s.d_out = reinterpret_cast<OutEntry*>(s.d_back.p + s.out_at);
+    s.h_out = reinterpret_cast<OutEntry*>(s.h_back.p + s.out_at);
     if (params.keep_rejected) {
         s.h_win_score.reserve(s.n_windows);
         s.h_win_stage.reserve(s.n_windows);
@@ -237,15 +242,15 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         for (auto& b : s.d_ids) CK(cudaMemsetAsync(b.p, 0xFF, b.n * sizeof(std::uint32_t), st));
         CK(cudaMemsetAsync(s.d_win_score.p, 0xFF, s.d_win_score.n * sizeof(float), st));
         CK(cudaMemsetAsync(s.d_win_stage.p, 0xFF, s.d_win_stage.n * sizeof(std::int16_t), st));
-        CK(cudaMemsetAsync(s.d_out.p, 0xFF, s.d_out.n * sizeof(OutEntry), st));
+        CK(cudaMemsetAsync(s.d_out, 0xFF, static_cast<std::size_t>(s.n_windows) * sizeof(OutEntry), st));
     }
     if (options.compaction == Compaction::CubSelect) {
         s.d_flags.reserve(s.n_windows);
         if (options.poison) CK(cudaMemsetAsync(s.d_flags.p, 0xFF, s.d_flags.n, st));
         std::size_t a = 0, b = 0;
         CK(cub::DeviceSelect::Flagged(nullptr, a, thrust::counting_iterator<std::uint32_t>(0), s.d_flags.p, s.d_ids[0].p,
-                                      s.d_counts.p, static_cast<int>(s.n_windows)));
-        CK(cub::DeviceSelect::Flagged(nullptr, b, s.d_ids[0].p, s.d_flags.p, s.d_ids[1].p, s.d_counts.p,
+                                      s.d_counts, static_cast<int>(s.n_windows)));
+        CK(cub::DeviceSelect::Flagged(nullptr, b, s.d_ids[0].p, s.d_flags.p, s.d_ids[1].p, s.d_counts,
                                       static_cast<int>(s.n_windows)));
         s.cub_bytes = std::max(a, b);
         s.d_cub.reserve(s.cub_bytes);
@@ -297,10 +302,9 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
                        cudaMemcpyHostToDevice, st));
     if (ev) ev->upload_end = record_event(ev, st);
     if (!engine.host_gray) launch_gray(s.d_in.p, s.d_gray.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
-    for (std::size_t k = 1; k < s.octaves.size(); ++k) {
-        const Slot::Octave &from = s.octaves[k - 1], &to = s.octaves[k];
-        launch_halve(s.d_gray.p + from.at, from.width, s.d_gray.p + to.at, to.width, to.height, st);
-    }
+    // The octaves, and the weak count and launch counts (the read-back block's start) set to zero.
+    launch_octaves(s.d_gray.p, s.octaves.data(), static_cast<int>(s.octaves.size()), reinterpret_cast<std::uint32_t*>(s.d_back.p),
+                   static_cast<int>((sizeof(unsigned long long) + n_launches * sizeof(std::uint32_t)) / sizeof(std::uint32_t)), st);
     if (engine.colour) {
         launch_rgba(s.d_in.p, s.d_rgba.p, static_cast<int>(n_pixels), s.channels, s.order == ChannelOrder::BGR, st);
         for (std::size_t k = 1; k < s.octaves.size(); ++k) {
@@ -309,8 +313,6 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         }
     }
     if (ev) ev->gray_end = record_event(ev, st);
-    CK(cudaMemsetAsync(s.d_counts.p, 0, n_launches * sizeof(std::uint32_t), st));
-    CK(cudaMemsetAsync(s.d_weak.p, 0, sizeof(unsigned long long), st));
     FrameFeatures features;
     const std::uint32_t* final_ids = nullptr;  // the last launch's survivors
     for (std::size_t k = 0; k < n_launches; ++k) {
@@ -352,16 +354,16 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         a.n_windows = s.n_windows;
         a.n_tiles = s.total_tiles;
         a.in_ids = k == 0 ? nullptr : s.d_ids[(k - 1) % 2].p;
-        a.in_count = k == 0 ? nullptr : s.d_counts.p + (k - 1);
+        a.in_count = k == 0 ? nullptr : s.d_counts + (k - 1);
         a.out_ids = s.d_ids[k % 2].p;
-        a.out_count = s.d_counts.p + k;
+        a.out_count = s.d_counts + k;
         a.flags = engine.options.compaction == Compaction::CubSelect ? s.d_flags.p : nullptr;
         a.block_append = engine.options.compaction == Compaction::BlockAtomics;
         a.win_score = s.d_win_score.p;
         a.win_stage = s.d_win_stage.p;
         a.keep_rejected = params.keep_rejected;
         a.stage_sum = s.d_stage_sum.p;
-        a.weak_count = s.d_weak.p;
+        a.weak_count = s.d_weak;
         final_ids = a.out_ids;
         if (engine.tail && k == engine.tail_launch) {  // the remaining launches as one
             engine.tail->launch(a, features, engine.sms * 8, st);
@@ -386,11 +388,10 @@ void enqueue(Slot& s, const Engine& engine, const DetectParams& params, StepEven
         }
         if (ev) ev->launch_end.push_back(record_event(ev, st));
     }
-    launch_gather(final_ids, s.d_counts.p + (n_launches - 1), s.d_win_score.p, s.d_out.p,
+    launch_gather(final_ids, s.d_counts + (n_launches - 1), s.d_win_score.p, s.d_out,
                   std::min(blocks_for(kOutInGraph), engine.sms * 4), st);
-    CK(cudaMemcpyAsync(s.h_counts.p, s.d_counts.p, n_launches * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, st));
-    CK(cudaMemcpyAsync(s.h_weak.p, s.d_weak.p, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
-    CK(cudaMemcpyAsync(s.h_out.p, s.d_out.p, std::min<std::size_t>(kOutInGraph, s.n_windows) * sizeof(OutEntry),
+    // The counters and the first accepted windows in one copy.
+    CK(cudaMemcpyAsync(s.h_back.p, s.d_back.p, s.out_at + std::min<std::size_t>(kOutInGraph, s.n_windows) * sizeof(OutEntry),
                        cudaMemcpyDeviceToHost, st));
     if (params.keep_rejected) {
         CK(cudaMemcpyAsync(s.h_win_score.p, s.d_win_score.p, s.n_windows * sizeof(float), cudaMemcpyDeviceToHost, st));
@@ -485,7 +486,7 @@ Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, con
     r.stats.windows_scanned = s.n_windows;
     r.stats.levels = static_cast<int>(s.levels.size());
     r.stats.rejected_per_stage.assign(n_stages, 0);
-    r.stats.weak_evaluated = s.h_weak.p[0];  // kinds that count on the device
+    r.stats.weak_evaluated = s.h_weak[0];  // kinds that count on the device
     std::uint64_t in = s.n_windows;
     for (std::size_t k = 0; k < n_launches; ++k) {
         const std::size_t stage = static_cast<std::size_t>(engine.launches[k].stage);
@@ -493,7 +494,7 @@ Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, con
             r.stats.weak_evaluated += in * static_cast<std::uint64_t>(engine.stages[stage]->weak_per_window());
             r.stats.rejected_per_stage[stage] = in;
         }
-        in = s.h_counts.p[k];
+        in = s.h_counts[k];
         if (engine.launches[k].part + 1 == engine.stages[stage]->parts()) r.stats.rejected_per_stage[stage] -= in;
     }
     rb.stages = static_cast<int>(n_stages);
@@ -510,17 +511,17 @@ Readback read_back(Slot& s, const Engine& engine, const CascadeModel& model, con
         }
         return rb;
     }
-    const std::uint32_t accepted = s.h_counts.p[n_launches - 1];
+    const std::uint32_t accepted = s.h_counts[n_launches - 1];
     rb.accepted.reserve(accepted);
-    rb.accepted.assign(s.h_out.p, s.h_out.p + std::min(accepted, kOutInGraph));
+    rb.accepted.assign(s.h_out, s.h_out + std::min(accepted, kOutInGraph));
     // The rest into the slot's pinned buffer on its own stream: a pageable copy on the legacy
     // stream ran at a fraction of the speed and one host thread at a time (the trainer's first
     // bootstrapping pass reads back millions of windows).
     if (accepted > kOutInGraph) {
-        CK(cudaMemcpyAsync(s.h_out.p + kOutInGraph, s.d_out.p + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
+        CK(cudaMemcpyAsync(s.h_out + kOutInGraph, s.d_out + kOutInGraph, (accepted - kOutInGraph) * sizeof(OutEntry),
                            cudaMemcpyDeviceToHost, s.stream));
         CK(cudaStreamSynchronize(s.stream));
-        rb.accepted.insert(rb.accepted.end(), s.h_out.p + kOutInGraph, s.h_out.p + accepted);
+        rb.accepted.insert(rb.accepted.end(), s.h_out + kOutInGraph, s.h_out + accepted);
     }
     return rb;
 }

@@ -16,6 +16,7 @@
 #include "cascadekit/runtime/cuda_detector.hpp"
 #include "cuda_support.cuh"
 #include "device_types.cuh"
+#include "gray_kernels.cuh"
 #include "integral_histogram_kernels.cuh"
 #include "stage_kinds.cuh"
 #include "survivors.cuh"
@@ -105,10 +106,7 @@ struct Slot {
     std::shared_ptr<const FramePlan> frame_plan;  // its pyramid and tables (frame.cu), shared by slots of that size and scan
     std::vector<PyramidLevel> plan;
     std::vector<DevLevel> levels;
-    struct Octave {
-        long long at;  // first pixel in d_gray (octave 0, the gray input, at 0)
-        int width, height;
-    };
+    using Octave = GrayOctave;  // in d_gray (octave 0, the gray input, at 0)
     std::vector<Octave> octaves;
     int total_rows = 0, total_cols = 0, total_strips = 0, total_tiles = 0, max_width = 0;
     std::uint32_t n_windows = 0;
@@ -128,18 +126,24 @@ struct Slot {
     DeviceBuffer<std::uint32_t> d_G;  // gradient planes (HoG blocks after an LBP prefix)
     std::size_t n_level_pixels = 0;
     DeviceBuffer<float> d_stage_sum;
-    DeviceBuffer<unsigned long long> d_weak;
-    PinnedBuffer<unsigned long long> h_weak;
     DeviceBuffer<std::uint32_t> d_ids[2];
     DeviceBuffer<std::uint8_t> d_flags;
     DeviceBuffer<float> d_win_score;
     DeviceBuffer<std::int16_t> d_win_stage;
-    DeviceBuffer<std::uint32_t> d_counts;
-    DeviceBuffer<OutEntry> d_out;
     DeviceBuffer<std::uint8_t> d_cub;
     std::size_t cub_bytes = 0;
-    PinnedBuffer<std::uint32_t> h_counts;
-    PinnedBuffer<OutEntry> h_out;
+    // The frame's read-back as one block on the device and one in pinned memory, laid out by
+    // prepare(): the weak classifiers evaluated, each launch's survivors (room for
+    // max(launches, kMinLaunches)), then the accepted windows. One memset clears the counters and
+    // one copy fetches them with the first kOutInGraph accepted windows: each node of a frame's
+    // graph costs host time at its launch and a step on its stream (a frame had three copies
+    // and two memsets there until the thirty-sixth session).
+    DeviceBuffer<std::uint8_t> d_back;
+    PinnedBuffer<std::uint8_t> h_back;
+    std::size_t out_at = 0;  // the accepted windows' offset in the blocks
+    unsigned long long *d_weak = nullptr, *h_weak = nullptr;
+    std::uint32_t *d_counts = nullptr, *h_counts = nullptr;
+    OutEntry *d_out = nullptr, *h_out = nullptr;
     PinnedBuffer<float> h_win_score;
     PinnedBuffer<std::int16_t> h_win_stage;
 

@@ -2,6 +2,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -78,5 +79,18 @@ void stage_gray(std::uint8_t* dst, const ImageView& image) {
 void parallel_for_each(std::size_t n, const std::function<void(std::size_t)>& f) {
     tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { f(i); });
 }
+
+struct TaskGroup::Impl {
+    tbb::task_group group;
+};
+TaskGroup::TaskGroup() : impl_(std::make_unique<Impl>()) {}
+TaskGroup::~TaskGroup() {
+    try {
+        impl_->group.wait();
+    } catch (...) {  // the caller is unwinding already, or has had wait()'s exception
+    }
+}
+void TaskGroup::run(std::function<void()> task) { impl_->group.run(std::move(task)); }
+void TaskGroup::wait() { impl_->group.wait(); }
 
 }  // namespace cascadekit::cuda

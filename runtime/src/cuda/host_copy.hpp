@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "cascadekit/features/image.hpp"
 
@@ -32,5 +33,24 @@ void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n);
 // f(0), …, f(n − 1), in parallel (TBB, the caller's arena): a batch's host work frame by frame,
 // from code that nvcc compiles.
 void parallel_for_each(std::size_t n, const std::function<void(std::size_t)>& f);
+
+// Tasks run by TBB's idle workers (the caller's arena) while the caller goes on, for code that
+// nvcc compiles: detect_batch's host threads hand each frame read back to it to be put in the
+// CPU's order, so that finishing the batch's frames overlaps its scanning. wait() runs what is
+// left with the caller's thread too, waits for every task and rethrows the first exception one
+// threw; the destructor waits (rethrowing nothing) where wait() was not called.
+class TaskGroup {
+public:
+    TaskGroup();
+    TaskGroup(const TaskGroup&) = delete;
+    TaskGroup& operator=(const TaskGroup&) = delete;
+    ~TaskGroup();
+    void run(std::function<void()> task);
+    void wait();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace cascadekit::cuda
