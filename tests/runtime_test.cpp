@@ -838,22 +838,23 @@ TEST(HostCopy, RowsArriveIntactAtEveryAlignmentAndStride) {
 }
 
 // The staging of frames in gray (CudaOptions::host_gray): to_gray's bytes, rows packed, for frames
-// below and above 1 MiB (bands in parallel with streaming stores there), 1, 3 and 4 channels,
-// both orders, padded and bottom-up rows; nothing written past the frame.
+// below 64 KiB, below 1 MiB (streaming stores) and above (bands in parallel, streaming), 1, 3 and
+// 4 channels, both orders, rows back to back, padded and bottom-up; nothing written past the frame.
 TEST(HostCopy, GrayStagingEqualsToGray) {
     std::mt19937 rng(12);
     std::uniform_int_distribution<int> byte(0, 255);
     for (const int channels : {1, 3, 4})
-        for (const auto& [w, h] : {std::pair{37, 5}, std::pair{1283, 331}, std::pair{1920, 1080}})
-            for (const bool bottom_up : {false, true}) {
+        for (const auto& [w, h] : {std::pair{37, 5}, std::pair{640, 480}, std::pair{1283, 331}, std::pair{1920, 1080}})
+            for (const bool bottom_up : {false, true})
+            for (const int pad : {0, 3}) {
                 const ChannelOrder order = bottom_up ? ChannelOrder::RGB : ChannelOrder::BGR;
-                const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(w) * channels + 3;
+                const std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(w) * channels + pad;
                 std::vector<std::uint8_t> src(static_cast<std::size_t>(stride) * h);
                 for (auto& b : src) b = static_cast<std::uint8_t>(byte(rng));
                 const ImageView view{bottom_up ? src.data() + (h - 1) * stride : src.data(), w, h, bottom_up ? -stride : stride, channels,
                                      order};
                 SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(channels) + " channels" +
-                             (bottom_up ? ", bottom-up" : ""));
+                             (bottom_up ? ", bottom-up" : "") + (pad ? ", padded rows" : ""));
                 const GrayImage want = to_gray(view);
                 std::vector<std::uint8_t> out(want.pixels.size() + 64, 0xA5);
                 std::uint8_t* got = out.data() + 16 - reinterpret_cast<std::uintptr_t>(out.data()) % 16;  // 16-byte aligned

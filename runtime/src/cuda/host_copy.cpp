@@ -42,15 +42,18 @@ void stream_copy(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
 }
 
 namespace {
-// Runs band(y0, y1, large) over rows [0, rows): frames of 1 MiB (rows × row_bytes of input) and
-// more in parallel bands of at least 256 KiB (fewer and the copy is one core's; more and
-// scheduling costs show), with large = true; smaller frames in one call, large = false.
+// Runs band(y0, y1, streaming) over rows [0, rows): frames of 1 MiB (rows × row_bytes of input)
+// and more in parallel bands of at least 256 KiB (fewer and the copy is one core's; more and
+// scheduling costs show); smaller frames in one call. Frames of 64 KiB and more are written with
+// streaming stores (streaming = true): the staging buffer's lines, last read by the upload's DMA,
+// are then not read in for ownership first (a 640×480 gray frame, as the trainer's negatives, took
+// 40 µs of a host thread to stage, about as long as its graph's launch: gpu-waldboost.md).
 template <class Band>
 void in_bands(int rows, std::size_t row_bytes, Band&& band) {
-    constexpr std::size_t kParallelBytes = std::size_t{1} << 20;
-    const bool large = static_cast<std::size_t>(rows) * row_bytes >= kParallelBytes && rows >= 2;
-    if (!large) {
-        band(0, rows, false);
+    constexpr std::size_t kParallelBytes = std::size_t{1} << 20, kStreamingBytes = std::size_t{64} << 10;
+    const std::size_t bytes = static_cast<std::size_t>(rows) * row_bytes;
+    if (bytes < kParallelBytes || rows < 2) {
+        band(0, rows, bytes >= kStreamingBytes);
         return;
     }
     const int grain = static_cast<int>(std::max<std::size_t>(1, (std::size_t{256} << 10) / row_bytes));
@@ -59,8 +62,8 @@ void in_bands(int rows, std::size_t row_bytes, Band&& band) {
 }  // namespace
 
 void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride) {
-    in_bands(rows, row_bytes, [&](int y0, int y1, bool large) {
-        void (*const put)(std::uint8_t*, const std::uint8_t*, std::size_t) = large ? &stream_copy : &plain_copy;
+    in_bands(rows, row_bytes, [&](int y0, int y1, bool streaming) {
+        void (*const put)(std::uint8_t*, const std::uint8_t*, std::size_t) = streaming ? &stream_copy : &plain_copy;
         if (src_stride == static_cast<std::ptrdiff_t>(row_bytes)) {
             put(dst + static_cast<std::size_t>(y0) * row_bytes, src + y0 * src_stride, static_cast<std::size_t>(y1 - y0) * row_bytes);
             return;
@@ -70,9 +73,13 @@ void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t
 }
 
 void stage_gray(std::uint8_t* dst, const ImageView& image) {
+    if (image.channels == 1) {  // its bytes: one copy where the rows lie back to back
+        copy_rows(dst, image.data, image.height, static_cast<std::size_t>(image.width), image.stride);
+        return;
+    }
     const std::size_t in_row = static_cast<std::size_t>(image.width) * image.channels;
-    in_bands(image.height, in_row, [&](int y0, int y1, bool large) {
-        gray_rows(image, y0, y1, dst + static_cast<std::size_t>(y0) * image.width, image.width, large);
+    in_bands(image.height, in_row, [&](int y0, int y1, bool streaming) {
+        gray_rows(image, y0, y1, dst + static_cast<std::size_t>(y0) * image.width, image.width, streaming);
     });
 }
 

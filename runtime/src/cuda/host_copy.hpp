@@ -15,15 +15,17 @@ namespace cascadekit::cuda {
 // core's memcpy into pinned memory took about as long as the whole GPU pipeline of a 1920×1080
 // face frame at stride 2, and it lies on the path of every frame, latency and batched
 // (experiments/results/gpu-waldboost.md).
-// Those frames are written with streaming (non-temporal) stores where the CPU has them (x86
-// SSE2): the DMA that uploads the staging buffer then reads memory, not lines left dirty in the
-// caches of the cores that copied (the upload step took 0.22-0.51 ms for a 1920×1080 RGB frame
-// that way, about 0.13 ms now: experiments/results/gpu-waldboost.md).
+// Frames of 64 KiB and more are written with streaming (non-temporal) stores where the CPU has
+// them (x86 SSE2): the DMA that uploads the staging buffer then reads memory, not lines left
+// dirty in the caches of the cores that copied (the upload step took 0.22-0.51 ms for a 1920×1080
+// RGB frame that way, about 0.13 ms now: experiments/results/gpu-waldboost.md), and the copy does
+// not read the buffer's lines in first.
 void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride);
 
 // The frame in gray (to_gray's bytes: features' gray_rows), rows packed (image.width bytes
 // apart), for models that read no colour (CudaOptions::host_gray): a third of the RGB bytes to
-// upload, and no conversion kernel. Banded, and streamed, as copy_rows. Requires: validate(image).
+// upload, and no conversion kernel (a gray frame: copy_rows). Banded, and streamed, as copy_rows.
+// Requires: validate(image).
 void stage_gray(std::uint8_t* dst, const ImageView& image);
 
 // memcpy(dst, src, n) with streaming stores for the 16-byte-aligned part of dst where the CPU has
