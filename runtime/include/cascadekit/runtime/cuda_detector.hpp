@@ -228,7 +228,9 @@ public:
     DetectResult detect(const ImageView& image) override;
     // Many frames (bulk processing, mining): up to `slots` frames in flight on their own streams
     // and buffers; results in input order. All images may differ in size. With 8 slots or more,
-    // one host thread (of TBB's) for every 4 slots stages and launches the frames.
+    // one host thread (of TBB's) for every 4 slots stages and launches the frames; TBB's other
+    // workers put each frame read back in the CPU's order meanwhile (a `keep` callback is called
+    // from them, for different frames at once).
     std::vector<DetectResult> detect_batch(const std::vector<ImageView>& images, int slots = 4) override;
     // Makes detections of the kept windows only (picked from the frame's accepted windows without
     // sorting them all).
