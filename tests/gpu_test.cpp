@@ -898,6 +898,16 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     const CascadeModel lbp = random_model(3, 1, 2, 4);  // hybrid: both stage kinds run on the GPU
     EXPECT_EQ(Detector::create(lbp, DetectParams{}, Backend::Auto)->backend_name(), "cuda");
     EXPECT_EQ(Detector::create(bar_model(), DetectParams{}, Backend::Auto)->backend_name(), "cuda");
+    // Scaled windows are a CPU scan: auto takes the CPU, and the CUDA backend refuses them by name.
+    DetectParams scaled;
+    scaled.scale_windows = true;
+    EXPECT_EQ(Detector::create(lbp, scaled, Backend::Auto)->backend_name(), "cpu");
+    try {
+        CudaDetector(bar_model(), scaled);
+        ADD_FAILURE() << "scale_windows accepted";
+    } catch (const DetectError& e) {
+        EXPECT_NE(std::string(e.what()).find("scale_windows"), std::string::npos) << e.what();
+    }
     // A device that does not exist is refused by number, not a CUDA error later.
     try {
         CudaDetector(bar_model(), DetectParams{}, CudaOptions{.device = 99});

@@ -15,6 +15,8 @@
 #include "cascadekit/runtime/bulk_detector.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/scaled_windows.hpp"
+#include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "host_copy.hpp"  // runtime/src/cuda: the CUDA backend's staging copy (host code, always built)
 #include "id_order.hpp"   // ... and its ordering of accepted windows (header only)
 #include "runtime_support.hpp"
@@ -585,38 +587,58 @@ TEST(CpuDetector, LazyFeaturesAfterAnLbpPrefixChangeNothing) {
     EXPECT_GE(with_detections, 2u);
 }
 
+namespace {
+// A colour frame (blobby, random and blobby planes), its BGR bytes and its gray conversion.
+struct ColourScene {
+    ColourPlanes planes;
+    std::vector<std::uint8_t> bgr;
+    ImageView rgb;
+    GrayImage gray;
+    ColourScene(int w, int h, unsigned seed)
+        : planes{blobby_image(w, h, seed), random_image(w, h, seed + 1), blobby_image(w, h, seed + 2)},
+          bgr(bgr_bytes(planes)),
+          rgb{bgr.data(), w, h, w * 3, 3, ChannelOrder::BGR},
+          gray(to_gray(rgb)) {}
+    ImageView view(bool colour) const { return colour ? rgb : gray.view(); }
+};
+
+// Calls fn(model, colour, label) for random models whose blocks lie on a 4-px grid, with and
+// without an LBP prefix, gray and colour (split votes), thresholds calibrated on the scene.
+template <class Fn>
+void for_grid_models(const ColourScene& scene, unsigned seed, Fn fn) {
+    for (int lbp : {0, 4})
+        for (bool colour : {false, true}) {
+            CascadeModel m = random_model(seed + static_cast<unsigned>(lbp), 3, 5, lbp, "zhu-grid4");
+            EXPECT_EQ(hog_block_grid(m) % 4, 0);
+            if (colour) m.hog.channels = GradientChannels::Colour;
+            m.hog.votes = colour ? OrientationVotes::Split : OrientationVotes::Nearest;
+            calibrate_thresholds(m, scene.gray, colour ? &scene.planes : nullptr);
+            fn(m, colour, "lbp " + std::to_string(lbp) + ", colour " + std::to_string(colour));
+        }
+}
+}  // namespace
+
 // A model whose blocks lie on a 4-px grid, scanned at strides that are multiples of 4, 2 or
 // neither: the grid histograms (hog_block_grid and the stride's common divisor) give the same
 // detections and statistics as full ones, gray and colour, with and without an LBP prefix.
 TEST(CpuDetector, GridHistogramsChangeNothing) {
     EXPECT_EQ(hog_block_grid(random_model(5, 2, 30, 0)), 1);  // Zhu's pool: odd cell sides
     EXPECT_EQ(hog_block_grid(random_model(5, 0, 0, 3)), 0);   // no HoG learner
-    const int w = 300, h = 260;
-    ColourPlanes planes{blobby_image(w, h, 72), random_image(w, h, 73), blobby_image(w, h, 74)};
-    const std::vector<std::uint8_t> bgr = bgr_bytes(planes);
-    const ImageView rgb{bgr.data(), w, h, w * 3, 3, ChannelOrder::BGR};
-    const GrayImage gray = to_gray(rgb);
+    const ColourScene scene(300, 260, 72);
     std::size_t detections = 0;
-    for (int lbp : {0, 4})
-        for (bool colour : {false, true}) {
-            CascadeModel m = random_model(80u + static_cast<unsigned>(lbp), 3, 5, lbp, "zhu-grid4");
-            ASSERT_EQ(hog_block_grid(m) % 4, 0);
-            if (colour) m.hog.channels = GradientChannels::Colour;
-            m.hog.votes = colour ? OrientationVotes::Split : OrientationVotes::Nearest;
-            calibrate_thresholds(m, gray, colour ? &planes : nullptr);
-            for (int stride : {8, 4, 6, 3}) {
-                DetectParams p;
-                p.scale_step = 1.15;
-                p.stride = stride;
-                p.level_pad = stride == 6 ? 10 : 0;
-                const ImageView view = colour ? rgb : gray.view();
-                const DetectResult grid = CpuDetector(m, p).detect(view);
-                const DetectResult full = CpuDetector(m, p, CpuOptions{.grid_histograms = false}).detect(view);
-                EXPECT_EQ(grid.detections, full.detections) << "stride " << stride << ", lbp " << lbp << ", colour " << colour;
-                EXPECT_EQ(grid.stats, full.stats) << "stride " << stride << ", lbp " << lbp << ", colour " << colour;
-                detections += grid.detections.size();
-            }
+    for_grid_models(scene, 80, [&](const CascadeModel& m, bool colour, const std::string& what) {
+        for (int stride : {8, 4, 6, 3}) {
+            DetectParams p;
+            p.scale_step = 1.15;
+            p.stride = stride;
+            p.level_pad = stride == 6 ? 10 : 0;
+            const DetectResult grid = CpuDetector(m, p).detect(scene.view(colour));
+            const DetectResult full = CpuDetector(m, p, CpuOptions{.grid_histograms = false}).detect(scene.view(colour));
+            EXPECT_EQ(grid.detections, full.detections) << "stride " << stride << ", " << what;
+            EXPECT_EQ(grid.stats, full.stats) << "stride " << stride << ", " << what;
+            detections += grid.detections.size();
         }
+    });
     EXPECT_GT(detections, 20u);
 }
 
@@ -784,6 +806,122 @@ TEST(CpuDetector, LevelPaddingFindsObjectsCutByTheEdge) {
     for (const Detection& d : plain.detections) EXPECT_TRUE(found_at(padded, d.x, d.y) || d.scale != 1.0);
     p.level_pad = 300;
     EXPECT_THROW(detect(bar_model(), img, p), std::invalid_argument);
+}
+
+// scale_model (DetectParams::scale_windows): the window, LBP cells and HoG blocks scaled by the
+// ratio within rounding, blocks on the grid asked for, everything inside the window (scale_model
+// validates its result), ε scaled; at ratio 1 a model whose blocks lie on the grid comes back
+// unchanged. scaled_stride: on the grid, within half a grid step of stride·ratio.
+TEST(ScaledWindows, ScaledModelsKeepTheirCellsAndBlocksInsideAndOnTheGrid) {
+    for (const char* pool : {"zhu-grid4", "zhu"}) {
+        const CascadeModel m = random_model(91, 3, 12, 24, pool);
+        const int grid = std::string(pool) == "zhu" ? 1 : 4;
+        ASSERT_EQ(hog_block_grid(m) % grid, 0);
+        EXPECT_EQ(scale_model(m, 1.0, grid), m) << pool;
+        for (double r : {0.8, 1.0, 1.05, 1.2599, 1.5, 1.7411, 1.999}) {
+            const CascadeModel s = scale_model(m, r, grid);
+            EXPECT_EQ(s.window_width, std::lround(64 * r));
+            EXPECT_EQ(s.window_height, std::lround(128 * r));
+            EXPECT_FLOAT_EQ(s.hog.epsilon, static_cast<float>(m.hog.epsilon * r));
+            EXPECT_EQ(hog_block_grid(s) % grid, 0) << pool << " ratio " << r;
+            ASSERT_EQ(s.stages.size(), m.stages.size());
+            const auto& a = m.stages[0].as<WaldBoostLbpStage>().weak;
+            const auto& b = s.stages[0].as<WaldBoostLbpStage>().weak;
+            for (std::size_t i = 0; i < a.size(); ++i) {
+                EXPECT_LE(std::abs(b[i].cell.w - a[i].cell.w * r), 0.5 + 1e-9);
+                EXPECT_LE(std::abs(b[i].cell.h - a[i].cell.h * r), 0.5 + 1e-9);
+                EXPECT_EQ(b[i].responses, a[i].responses);
+                EXPECT_EQ(b[i].reject_threshold, a[i].reject_threshold);
+            }
+            for (std::size_t st = 1; st < m.stages.size(); ++st) {
+                const auto& la = m.stages[st].as<HogSvmStage>().learners;
+                const auto& lb = s.stages[st].as<HogSvmStage>().learners;
+                for (std::size_t i = 0; i < la.size(); ++i) {
+                    // A cell within half a grid step of its scaled width (a pixel more for the
+                    // rounding before it), unless the window clamps it.
+                    if (2 * lb[i].block.w < s.window_width) {
+                        EXPECT_LE(std::abs(lb[i].block.w / 2 - la[i].block.w / 2 * r), grid / 2.0 + 1.0) << pool << " ratio " << r;
+                    }
+                    EXPECT_EQ(lb[i].weights, la[i].weights);
+                }
+            }
+        }
+        for (int stride : {4, 8}) {
+            if (stride % grid) continue;
+            for (double r : {1.0, 1.3, 1.5, 1.99}) {
+                const int st = scaled_stride(stride, r, grid);
+                EXPECT_EQ(st % grid, 0);
+                EXPECT_GE(st, grid);
+                EXPECT_LE(std::abs(st - stride * r), grid / 2.0 + 0.5) << stride << " ratio " << r;
+            }
+        }
+    }
+    EXPECT_THROW(scale_model(bar_model(), 0.0, 4), std::invalid_argument);
+    EXPECT_THROW(scale_model(bar_model(), 1.5, 0), std::invalid_argument);
+}
+
+// With a scale step of 2 every level is an octave, scanned by the model itself (ratio 1): the
+// scaled-window scan is the resampled scan, detection for detection, with and without an LBP
+// prefix, gray and colour, with level padding (on the grid: scaled levels' borders are rounded to
+// it), upscaling, and on one thread or all.
+TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreTheResampledScan) {
+    const ColourScene scene(330, 290, 172);
+    std::size_t detections = 0;
+    for_grid_models(scene, 180, [&](const CascadeModel& m, bool colour, const std::string& model) {
+        for (const auto& [pad, min_scale] : {std::pair{0, 1.0}, std::pair{8, 1.0}, std::pair{0, 0.75}}) {
+            DetectParams p;
+            p.scale_step = 2.0;
+            p.stride = 4;
+            p.level_pad = pad;
+            p.min_scale = min_scale;
+            const DetectResult resampled = CpuDetector(m, p).detect(scene.view(colour));
+            p.scale_windows = true;
+            const DetectResult scaled = CpuDetector(m, p).detect(scene.view(colour));
+            DetectResult one_thread;
+            {
+                tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+                one_thread = CpuDetector(m, p).detect(scene.view(colour));
+            }
+            const std::string what = model + ", pad " + std::to_string(pad) + ", min scale " + std::to_string(min_scale);
+            EXPECT_EQ(scaled.detections, resampled.detections) << what;
+            EXPECT_EQ(scaled.stats, resampled.stats) << what;
+            EXPECT_EQ(one_thread.detections, scaled.detections) << what;
+            EXPECT_EQ(one_thread.stats, scaled.stats) << what;
+            detections += scaled.detections.size();
+        }
+    });
+    EXPECT_GT(detections, 10u);
+}
+
+// Between octaves the scaled windows find what the resampled levels find: the two bars of
+// FindsBarsAtTheirPlacesAndScalesAndNowhereElse (at scales 1 and 1.44: the second on octave 0 by
+// the model scaled by 1.44), one fused mode each, where they are; and nothing on a blank image.
+// About as many windows as the resampled scan.
+TEST(CpuDetector, ScaledWindowsFindTheBarsBetweenOctaves) {
+    const std::vector<Bar> bars = {{32, 24, 1.0}, {160 * 1.44, 80 * 1.44, 1.44}};
+    const GrayImage img = bar_scene(420, 400, bars);
+    DetectParams p;
+    p.scale_step = 1.2;
+    p.stride = 4;
+    const DetectResult resampled = detect(bar_model(), img, p);
+    p.scale_windows = true;
+    const DetectResult r = detect(bar_model(), img, p);
+    EXPECT_NEAR(static_cast<double>(r.stats.windows_scanned), static_cast<double>(resampled.stats.windows_scanned),
+                0.1 * static_cast<double>(resampled.stats.windows_scanned));
+    EXPECT_EQ(r.stats.levels, resampled.stats.levels);
+    const auto fused = fuse_meanshift(r.detections, 64, 128, {});
+    ASSERT_EQ(fused.size(), bars.size());
+    for (const Bar& b : bars) {
+        const double cx = b.wx + 32 * b.s, cy = b.wy + 64 * b.s;
+        EXPECT_TRUE(std::any_of(fused.begin(), fused.end(), [&](const Detection& d) {
+            return std::abs(d.x + d.w / 2 - cx) <= 6 * b.s && std::abs(d.y + d.h / 2 - cy) <= 16 * b.s && d.scale / b.s < 1.25 &&
+                   b.s / d.scale < 1.25;
+        })) << "bar at scale " << b.s;
+    }
+    EXPECT_TRUE(std::any_of(r.detections.begin(), r.detections.end(), [](const Detection& d) { return d.scale > 1.3 && d.scale < 1.6; }));
+    EXPECT_TRUE(detect(bar_model(), constant_image(420, 400, 90), p).detections.empty());
+    // The CPU backend is what Backend::Auto gives for this scan, whatever the machine has.
+    EXPECT_EQ(Detector::create(bar_model(), p)->backend_name(), "cpu");
 }
 
 // The CUDA backend's staging copy (host code, built in every configuration): every byte arrives,

@@ -1,5 +1,6 @@
 #include "cascadekit/runtime/cpu_detector.hpp"
 
+#include "cascadekit/runtime/scaled_windows.hpp"
 #include "cascadekit/runtime/stages/hog_svm.hpp"
 
 #include <tbb/blocked_range.h>
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
@@ -53,7 +55,7 @@ struct CpuDetector::LevelRows {
 struct CpuDetector::LevelWork {
     // A run of one row's survivors.
     struct Chunk {
-        int row, begin, end;
+        int scan, row, begin, end;
     };
     FramePyramid::Level images;
     LevelFeatures features;
@@ -82,65 +84,75 @@ CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions opt
 
 CpuDetector::~CpuDetector() = default;
 
-void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& out_rows) const {
-    const int ww = model_.window_width, wh = model_.window_height;
+void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     const std::size_t n_stages = model_.stages.size();
     const std::size_t prefix = evaluator_.prefix_stages();
     const GradientParams gradient = model_.hog.gradient();
+    const PyramidLevel& image = unit.image;
 
-    frames_.level(level, work.images);
+    frames_.level(image, work.images);
     const GrayImage& img = work.images.gray();
     const ColourPlanes* level_colour = work.images.colour();
     LevelFeatures& features = work.features;
-    const int rows = (level.height - wh) / params_.stride + 1;
-    const int cols = (level.width - ww) / params_.stride + 1;
-    out_rows.rows.resize(static_cast<std::size_t>(rows));
-    for (LevelRows::Row& rr : out_rows.rows) {
-        rr.detections.clear();
-        rr.rejected.assign(n_stages, 0);
-        rr.weak = rr.scanned = 0;
-        rr.survivor_x.clear();
-        rr.survivors.clear();
-    }
-    // Counts a window's outcome into its row and keeps it as a detection when it is one.
-    auto record = [&](LevelRows::Row& out, int x, int y, const WindowOutcome& w) {
+    // Counts a window's outcome into its row and keeps it as a detection when it is one: a window
+    // at (x, y) on the image covers input pixels from ((x − pad)·scale, (y − pad)·scale), its
+    // level's model window times the level's scale.
+    auto record = [&](const Scan& scan, LevelRows::Row& out, int x, int y, const WindowOutcome& w) {
         out.weak += w.weak_evaluated;
         if (w.rejected_at >= 0) ++out.rejected[static_cast<std::size_t>(w.rejected_at)];
         if (w.rejected_at >= 0 && !params_.keep_rejected) return;
         const int passed = w.rejected_at >= 0 ? w.rejected_at : static_cast<int>(n_stages);
-        out.detections.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, ww * level.scale,
-                                  wh * level.scale, w.score, index, level.scale, passed});
+        out.detections.push_back({(x - image.pad) * image.scale, (y - image.pad) * image.scale, model_.window_width * scan.scale,
+                                  model_.window_height * scan.scale, w.score, scan.level, scan.scale, passed});
     };
     // Every window through the stages its first planes serve: the whole cascade, or (lazy) only
     // the prefix, keeping the survivors for the other planes.
     const std::size_t first = lazy_ ? prefix : n_stages;
     compute_level_features(img, lazy_ ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features, level_colour, hog_grid_);
     std::atomic<bool> any(false);
-    tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-        std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
-        std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
-        for (int row = r.begin(); row < r.end(); ++row) {
-            LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
-            const int y = row * params_.stride;
-            evaluator_.evaluate_stages_row(features, 0, params_.stride, cols, y, 0, first, progress.data(), passed.data());
-            out.scanned += static_cast<std::uint64_t>(cols);
-            for (int col = 0; col < cols; ++col) {
-                const int x = col * params_.stride;
-                const WindowProgress& p = progress[static_cast<std::size_t>(col)];
-                if (!passed[static_cast<std::size_t>(col)]) record(out, x, y, p.outcome);
-                else if (first == n_stages) record(out, x, y, CascadeEvaluator::finish(p));
-                else out.survivor_x.push_back(x), out.survivors.push_back(p);
-            }
-            if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
+    for (const Scan& scan : unit.scans) {
+        const CascadeModel& m = scan.evaluator->model();
+        // The level's windows lie in the image less `offset` on every side.
+        const int free_w = image.width - 2 * scan.offset, free_h = image.height - 2 * scan.offset;
+        const bool fits = free_w >= m.window_width && free_h >= m.window_height;
+        const int rows = fits ? (free_h - m.window_height) / scan.stride + 1 : 0;
+        const int cols = fits ? (free_w - m.window_width) / scan.stride + 1 : 0;
+        LevelRows& out_rows = *rows_[static_cast<std::size_t>(scan.level)];
+        out_rows.rows.resize(static_cast<std::size_t>(rows));
+        for (LevelRows::Row& rr : out_rows.rows) {
+            rr.detections.clear();
+            rr.rejected.assign(n_stages, 0);
+            rr.weak = rr.scanned = 0;
+            rr.survivor_x.clear();
+            rr.survivors.clear();
         }
-    });
+        tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
+            std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
+            std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
+            for (int row = r.begin(); row < r.end(); ++row) {
+                LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
+                const int y = scan.offset + row * scan.stride;
+                scan.evaluator->evaluate_stages_row(features, scan.offset, scan.stride, cols, y, 0, first, progress.data(), passed.data());
+                out.scanned += static_cast<std::uint64_t>(cols);
+                for (int col = 0; col < cols; ++col) {
+                    const int x = scan.offset + col * scan.stride;
+                    const WindowProgress& p = progress[static_cast<std::size_t>(col)];
+                    if (!passed[static_cast<std::size_t>(col)]) record(scan, out, x, y, p.outcome);
+                    else if (first == n_stages) record(scan, out, x, y, CascadeEvaluator::finish(p));
+                    else out.survivor_x.push_back(x), out.survivors.push_back(p);
+                }
+                if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
+            }
+        });
+    }
     if (!any.load()) return;
-    // The other planes only for a level where some window survived the prefix, and the rest of
+    // The other planes only for an image where some window survived the prefix, and the rest of
     // the cascade only on the survivors, in runs of a row's survivors. PerLevel: survivor blocks
-    // while the survivors are few for the level's size, else its integral histogram.
+    // while the survivors are few for the image's size, else its integral histogram.
     std::size_t survivors = 0;
-    for (const LevelRows::Row& rr : out_rows.rows) survivors += rr.survivors.size();
-    const double level_mpx = static_cast<double>(level.width) * static_cast<double>(level.height) / 1e6;
+    for (const Scan& scan : unit.scans)
+        for (const LevelRows::Row& rr : rows_[static_cast<std::size_t>(scan.level)]->rows) survivors += rr.survivors.size();
+    const double level_mpx = static_cast<double>(image.width) * static_cast<double>(image.height) / 1e6;
     const bool blocks = survivor_blocks_ && (options_.prefix_planes == PrefixPlanes::SurvivorBlocks ||
                                              static_cast<double>(survivors) < options_.integral_from_survivors * level_mpx);
     if (blocks) {
@@ -150,28 +162,64 @@ void CpuDetector::detect_level(const PyramidLevel& level, int index, LevelWork& 
         compute_level_features(img, rest_needs_, gradient, features, level_colour, hog_grid_);
     }
     work.chunks.clear();
-    for (int row = 0; row < rows; ++row) {
-        LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
-        const int n = static_cast<int>(out.survivors.size());
-        out.passed.resize(out.survivors.size());
-        for (int b = 0; b < n; b += kSurvivorChunk) work.chunks.push_back({row, b, std::min(n, b + kSurvivorChunk)});
+    for (std::size_t si = 0; si < unit.scans.size(); ++si) {
+        LevelRows& out_rows = *rows_[static_cast<std::size_t>(unit.scans[si].level)];
+        for (std::size_t row = 0; row < out_rows.rows.size(); ++row) {
+            LevelRows::Row& out = out_rows.rows[row];
+            const int n = static_cast<int>(out.survivors.size());
+            out.passed.resize(out.survivors.size());
+            for (int b = 0; b < n; b += kSurvivorChunk)
+                work.chunks.push_back({static_cast<int>(si), static_cast<int>(row), b, std::min(n, b + kSurvivorChunk)});
+        }
     }
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, work.chunks.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t c = r.begin(); c < r.end(); ++c) {
             const LevelWork::Chunk& k = work.chunks[c];
-            LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(k.row)];
-            evaluator_.evaluate_stages_windows(features, out.survivor_x.data() + k.begin, k.end - k.begin, k.row * params_.stride,
-                                               prefix, n_stages, out.survivors.data() + k.begin, out.passed.data() + k.begin);
+            const Scan& scan = unit.scans[static_cast<std::size_t>(k.scan)];
+            LevelRows::Row& out = rows_[static_cast<std::size_t>(scan.level)]->rows[static_cast<std::size_t>(k.row)];
+            scan.evaluator->evaluate_stages_windows(features, out.survivor_x.data() + k.begin, k.end - k.begin,
+                                                    scan.offset + k.row * scan.stride, prefix, n_stages,
+                                                    out.survivors.data() + k.begin, out.passed.data() + k.begin);
         }
     });
-    tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-        for (int row = r.begin(); row < r.end(); ++row) {
-            LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
-            for (std::size_t i = 0; i < out.survivors.size(); ++i)
-                record(out, out.survivor_x[i], row * params_.stride,
-                       out.passed[i] ? CascadeEvaluator::finish(out.survivors[i]) : out.survivors[i].outcome);
-        }
-    });
+    for (const Scan& scan : unit.scans) {
+        LevelRows& out_rows = *rows_[static_cast<std::size_t>(scan.level)];
+        tbb::parallel_for(tbb::blocked_range<int>(0, static_cast<int>(out_rows.rows.size())), [&](const tbb::blocked_range<int>& r) {
+            for (int row = r.begin(); row < r.end(); ++row) {
+                LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
+                for (std::size_t i = 0; i < out.survivors.size(); ++i)
+                    record(scan, out, out.survivor_x[i], scan.offset + row * scan.stride,
+                           out.passed[i] ? CascadeEvaluator::finish(out.survivors[i]) : out.survivors[i].outcome);
+            }
+        });
+    }
+}
+
+void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width, int height) {
+    units_.clear();
+    if (!params_.scale_windows) {
+        for (std::size_t i = 0; i < levels.size(); ++i)
+            units_.push_back({levels[i], {{static_cast<int>(i), levels[i].scale, &evaluator_, params_.stride, 0}}});
+        return;
+    }
+    // Octave k: the input at min_scale·2^k, holding the levels of scale in [min_scale·2^k,
+    // min_scale·2^(k+1)), each scanned by the model scaled to its ratio to the octave. Window
+    // positions, blocks and the octave's border on the HoG histograms' grid: a level's border of
+    // level_pad level pixels is level_pad·ratio octave pixels, ratio < 2.
+    const int grid = std::max(1, hog_grid_);
+    const int pad = (2 * params_.level_pad + grid - 1) / grid * grid;
+    while (scaled_.size() < levels.size()) scaled_.push_back(nullptr);
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const double relative = levels[i].scale / params_.min_scale;
+        const int k = std::max(0, static_cast<int>(std::floor(std::log2(relative) + 1e-9)));
+        const double octave_scale = std::ldexp(params_.min_scale, k);
+        if (units_.empty() || units_.back().image.scale != octave_scale) units_.push_back({pyramid_level(width, height, octave_scale, pad), {}});
+        const double ratio = levels[i].scale / octave_scale;
+        if (!scaled_[i]) scaled_[i] = std::make_unique<CascadeEvaluator>(scale_model(model_, ratio, grid));
+        const int level_border = grid * static_cast<int>(std::lround(params_.level_pad * ratio / grid));
+        units_.back().scans.push_back({static_cast<int>(i), levels[i].scale, scaled_[i].get(), scaled_stride(params_.stride, ratio, grid),
+                                       pad - level_border});
+    }
 }
 
 DetectResult CpuDetector::detect(const ImageView& image) {
@@ -182,23 +230,29 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     const auto levels = plan_pyramid(gray.width, gray.height, ww, wh, params_.scale_step, params_.min_scale,
                                      params_.max_scale, params_.level_pad);
     if (levels.empty()) throw DetectError(window_fit_problem(gray.width, gray.height, ww, wh, params_));
-    frames_.prepare(levels);
+    plan_units(levels, gray.width, gray.height);
+    std::vector<PyramidLevel> images;
+    images.reserve(units_.size());
+    for (const Unit& u : units_) images.push_back(u.image);
+    frames_.prepare(images);
     DetectResult result;
     const std::size_t n_stages = model_.stages.size();
     result.stats.rejected_per_stage.assign(n_stages, 0);
     result.stats.levels = static_cast<int>(levels.size());
 
-    // The levels as tasks: started in order (the largest first), up to levels_in_flight at once
-    // and, beyond the first, only while the levels in flight take at most level_memory_in_flight
-    // bytes of storage (each level in flight has its own); each parallel inside, so threads that
-    // would idle at one level's joins take up another. A finished level frees its storage and
-    // starts what now fits. The rows are merged in level order at the end.
-    const std::size_t n = levels.size();
-    while (rows_.size() < n) rows_.push_back(std::make_unique<LevelRows>());
+    // The units (levels, or octaves) as tasks: started in order (the largest first), up to
+    // levels_in_flight at once and, beyond the first, only while the units in flight take at most
+    // level_memory_in_flight bytes of storage (each in flight has its own); each parallel inside,
+    // so threads that would idle at one unit's joins take up another. A finished unit frees its
+    // storage and starts what now fits. The rows are merged in level order at the end.
+    const std::size_t n = units_.size();
+    while (rows_.size() < levels.size()) rows_.push_back(std::make_unique<LevelRows>());
     free_.clear();
     for (const auto& w : work_) free_.push_back(w.get());
     const std::size_t per_pixel = bytes_per_level_pixel_;
-    auto area = [&](std::size_t li) { return static_cast<std::size_t>(levels[li].width) * static_cast<std::size_t>(levels[li].height); };
+    auto area = [&](std::size_t li) {
+        return static_cast<std::size_t>(units_[li].image.width) * static_cast<std::size_t>(units_[li].image.height);
+    };
     auto bytes = [&](std::size_t li) { return area(li) * per_pixel; };
     const std::size_t budget = options_.level_memory_in_flight;
     const std::size_t most = static_cast<std::size_t>(options_.levels_in_flight);
@@ -224,7 +278,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
             ++flying;
             flying_bytes += bytes(li);
             tasks.run([&, li, w] {
-                detect_level(levels[li], static_cast<int>(li), *w, *rows_[li]);
+                detect_unit(units_[li], *w);
                 std::lock_guard guard(lock);
                 free_.push_back(w);
                 --flying;
@@ -238,7 +292,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         start();
     }
     tasks.wait();
-    for (std::size_t li = 0; li < n; ++li)
+    for (std::size_t li = 0; li < levels.size(); ++li)
         for (const LevelRows::Row& rr : rows_[li]->rows) {
             result.stats.windows_scanned += rr.scanned;
             result.stats.weak_evaluated += rr.weak;

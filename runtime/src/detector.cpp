@@ -105,9 +105,9 @@ std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const Dete
     CudaOptions options;
     options.device = device;
     if (backend == Backend::Cuda) return std::make_unique<CudaDetector>(model, params, options);
-    // Auto: CUDA when a device is present and it runs every stage kind of the model; otherwise
-    // the CPU, which gives the same detections.
-    if (backend == Backend::Auto && CudaDetector::supports(model) && cuda_available())
+    // Auto: CUDA when a device is present and it runs every stage kind of the model and the scan
+    // (not DetectParams::scale_windows); otherwise the CPU, which gives the same detections.
+    if (backend == Backend::Auto && !params.scale_windows && CudaDetector::supports(model) && cuda_available())
         return std::make_unique<CudaDetector>(model, params, options);
 #else
     (void)device;

@@ -234,6 +234,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
             spdlog::warn("no CUDA rows: {}", why);
             gpu = false;
         }
+        if (gpu && o.scale_windows) {
+            if (backend == Backend::Cuda) throw std::runtime_error("--backend cuda: --scale-windows is a CPU scan only");
+            gpu = false;
+        }
 #else
         if (backend == Backend::Cuda) throw std::runtime_error("--backend cuda: this build has no CUDA backend");
 #endif
@@ -280,6 +284,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     p.scale_step = step;
                     p.min_scale = o.min_scale;
                     p.max_scale = o.max_scale;
+                    p.scale_windows = o.scale_windows;
                     validate(p);
                     CpuOptions cpu_options;
                     if (o.cpu_levels > 0) cpu_options.levels_in_flight = o.cpu_levels;
@@ -332,7 +337,8 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             frames_ms(*std::max_element(o.cpu_threads.begin(), o.cpu_threads.end()));  // warm-up: every thread's detector
                             interleaved_scaling(o.cpu_threads, o.cpu_repeats, frames_ms, r.bulk_at, r.bulk_up);
                         }
-                        if (r.grid > 1) {
+                        // Scaled windows snap their blocks to the grid: without it, other blocks.
+                        if (r.grid > 1 && !o.scale_windows) {
                             CpuOptions full_options = cpu_options;
                             full_options.grid_histograms = false;
                             CpuDetector full(model, p, full_options);
@@ -459,6 +465,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
            << (o.lbp_weak > 0 ? "; WaldBoost sequence padded to " + std::to_string(o.lbp_weak) +
                                     " weak classifiers (its own tables repeated, no rejection after its own end)"
                               : std::string())
+           << (o.scale_windows ? "; scaled windows: only octaves resampled, the levels between them scanned with the model scaled "
+                                 "(--scale-windows; CPU only)"
+                               : "")
            << "\n"
            << "- frame: " << (o.frame.empty() ? "synthetic (bench_image)" : o.frame) << ", resized to each size, 3-channel BGR\n"
            << "- CPU: " << cpu_name() << ", " << all << " hardware threads; GPU: " << device << "\n"

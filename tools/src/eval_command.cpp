@@ -131,6 +131,7 @@ int run_eval(const EvalOptions& o) {
         params.scale_step = o.scale_step;
         params.min_scale = o.min_scale;
         params.level_pad = o.level_pad;
+        params.scale_windows = o.scale_windows;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
         // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).

@@ -164,6 +164,10 @@ int main(int argc, char** argv) {
                        "Level pixels of replicated border on every side of every pyramid level, so that windows reach past "
                        "the image at every scale (OpenCV's detectMultiScale: 16), 0-256; --pad pads the image once instead "
                        "(default: the model's operating point)");
+    detect->add_flag("--scale-windows", det.params.scale_windows,
+                     "Resample only the octaves of the input and scan the levels between them with the model's windows, cells "
+                     "and blocks scaled (Viola & Jones' scaled detector): faster on the CPU, approximate features at those "
+                     "levels, so other detections; CPU backend only (auto picks it)");
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
     add_fusion_options(detect, fuse, det.fusion, true);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
@@ -284,6 +288,9 @@ int main(int argc, char** argv) {
     eval->add_option("--pad-level", ev.level_pad,
                      "Full-image scans: level pixels of replicated border on every side of every pyramid level (OpenCV's "
                      "detectMultiScale: 16), 0-256")->capture_default_str();
+    eval->add_flag("--scale-windows", ev.scale_windows,
+                   "Full-image scans: resample only the octaves and scan the levels between them with the model scaled "
+                   "(cascade detect --scale-windows); CPU backend only");
     eval->add_option("--upscale-below", ev.upscale_below,
                      "Full-image scans: images less tall than this many pixels are enlarged 2x (bilinear) first and their "
                      "boxes halved back (the protocol OpenCV's people detector is usually scored by: 400); 0: none")
@@ -413,6 +420,9 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1e6));
     bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();
     bench_detect->add_option("--slots", bd.slots, "Frames in flight in a batch (streams)")->capture_default_str();
+    bench_detect->add_flag("--scale-windows", bd.scale_windows,
+                           "Our CPU rows scan the levels between octaves with the model scaled (cascade detect "
+                           "--scale-windows); no CUDA rows then");
     bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");
     bench_detect->add_option("--peer", bd.peer,
                              "opencv_hog_peer or opencv_face_peer executable: adds OpenCV rows (1 and all threads)");

@@ -181,6 +181,8 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     validate(params_);
     std::string why;
     if (!supports(model_, &why)) throw DetectError(why);
+    if (params_.scale_windows)
+        throw DetectError("DetectParams::scale_windows (--scale-windows): the CUDA backend scans resampled levels only; use --backend cpu");
     if (!cuda_available(&why)) throw DetectError("the CUDA backend cannot run here: " + why);
     int devices = 0;
     CK(cudaGetDeviceCount(&devices));

@@ -58,9 +58,25 @@ private:
     DetectParams params_;
     CpuOptions options_;
     CascadeEvaluator evaluator_;
-    struct LevelWork;  // one level in flight's storage: its images and feature planes
+    struct LevelWork;  // one image in flight's storage: its images and feature planes
     struct LevelRows;  // what one level's rows of windows produced
-    void detect_level(const PyramidLevel& level, int index, LevelWork& work, LevelRows& rows) const;
+    // One level's windows on an image of the frame: its own (the resampled level), or with
+    // DetectParams::scale_windows its octave's, scanned by the model scaled to the level.
+    struct Scan {
+        int level = 0;                                // index in the frame's levels (and rows_)
+        double scale = 1.0;                           // the level's: input pixels per level pixel
+        const CascadeEvaluator* evaluator = nullptr;  // evaluator_, or the scaled model's
+        int stride = 1;                               // window step on the image
+        int offset = 0;                               // the first window's x and y on the image
+    };
+    // An image of the frame and the levels scanned on it: the unit of work in flight.
+    struct Unit {
+        PyramidLevel image;
+        std::vector<Scan> scans;
+    };
+    void detect_unit(const Unit& unit, LevelWork& work) const;
+    // The frame's units: its levels, or its octaves (DetectParams::scale_windows).
+    void plan_units(const std::vector<PyramidLevel>& levels, int width, int height);
     // Fixed by the model, parameters and options (set by the constructor):
     bool lazy_ = false;             // an LBP prefix runs first, the other planes only where windows survive it
     FeatureNeeds rest_needs_;       // what the stages after the prefix read beyond the prefix's planes
@@ -73,6 +89,10 @@ private:
     std::vector<std::unique_ptr<LevelWork>> work_;  // as many as were ever in flight at once
     std::vector<LevelWork*> free_;                  // those not in flight
     std::vector<std::unique_ptr<LevelRows>> rows_;  // a level's each
+    std::vector<Unit> units_;                       // the frame's
+    // DetectParams::scale_windows: level i's model scaled to its octave (the same for every
+    // frame: the levels' scales do not depend on the frame's size), built when first needed.
+    std::vector<std::unique_ptr<CascadeEvaluator>> scaled_;
 };
 
 }  // namespace cascadekit

@@ -32,6 +32,15 @@ struct DetectParams {
     int level_pad = 0;
     // Also return rejected windows (for evaluation: every window's deciding stage and score).
     bool keep_rejected = false;
+    // false: every level is the input resampled to its scale and scanned by the model's windows.
+    // true (CPU backend only): only the octaves are resampled (scales min_scale·2^k), and each
+    // level in between is scanned on its octave by the model scaled to the level (scale_model,
+    // runtime/scaled_windows.hpp; scaled_stride): about an eighth of the pixels to resample and
+    // integrate, with approximate features at those levels, so other scores and detections. A
+    // level's level_pad is rounded to the HoG histograms' grid. The CUDA backend refuses it.
+    // The shipped people hybrid at 1280×960, ×1.05, stride 8 on one thread:
+    // experiments/results/inria-hybrid.md, "Scaled windows on octaves".
+    bool scale_windows = false;
 };
 
 // Throws std::invalid_argument naming the bad parameter.
@@ -150,8 +159,9 @@ public:
     virtual const DetectParams& params() const = 0;
 
     // Validates model and params (throws ModelError / std::invalid_argument). Backend::Auto picks
-    // CUDA when this build has it, a device is present and it runs every stage kind of the model,
-    // else CPU; Backend::Cuda throws DetectError when unavailable. `device`: the CUDA device every
+    // CUDA when this build has it, a device is present and it runs every stage kind of the model
+    // and the scan (not params.scale_windows), else CPU; Backend::Cuda throws DetectError when
+    // unavailable or asked for scale_windows. `device`: the CUDA device every
     // call of the detector runs on (ignored by the CPU backend).
     static std::unique_ptr<Detector> create(const CascadeModel& model, const DetectParams& params,
                                             Backend backend = Backend::Auto, int device = 0);
