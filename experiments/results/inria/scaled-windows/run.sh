@@ -1,0 +1,51 @@
+#!/bin/bash
+# Scaled windows on octaves (DetectParams::scale_windows, --scale-windows) against the resampled
+# scan, for the shipped people hybrid and HoG cascade, this machine, CPU backend.
+# Accuracy: PennFudan by our protocol (the eval's ×1.2 scan, and the same at ×1.05) and by OpenCV's
+# (stride 8, ×1.05, level border 16, photos under 400 pixels enlarged 2×).
+# Speed: one thread, 1280×960, ×1.05, stride 8, the synthetic frame and a PennFudan photo, the four
+# detectors in turn, ROUNDS rounds (default 3), with OpenCV's HOG detector in the synthetic rounds.
+# Usage: bash experiments/results/inria/scaled-windows/run.sh [accuracy] [speed]
+set -euo pipefail
+cd "$(dirname "$0")/../../../.."
+out=experiments/results/inria/scaled-windows
+export CASCADEKIT_DATA=${CASCADEKIT_DATA:-../shared/data}
+photo=$CASCADEKIT_DATA/PennFudanPed/PNGImages/$(ls "$CASCADEKIT_DATA/PennFudanPed/PNGImages" | sed -n 41p)
+models="inria-hybrid inria-hog-cascade"
+lamr() { grep -o 'log-average miss rate [0-9.]*' "$1" | head -1 | cut -d' ' -f4; }
+if [[ " $* " == *" accuracy "* ]]; then
+  for m in $models; do
+    for mode in resampled scaled; do
+      f=; [ $mode = scaled ] && f=--scale-windows
+      build/tools/cascade -q eval --backend cpu --model experiments/models/$m.h5 $f \
+          --fppi $out/$m-$mode-ours.csv > $out/$m-$mode-ours.txt 2>&1
+      build/tools/cascade -q eval --backend cpu --model experiments/models/$m.h5 $f --scale-step 1.05 \
+          --fppi $out/$m-$mode-ours105.csv > $out/$m-$mode-ours105.txt 2>&1
+      build/tools/cascade -q eval --backend cpu --model experiments/models/$m.h5 $f --fuse nms --stride 8 \
+          --scale-step 1.05 --pad 0 --pad-level 16 --upscale-below 400 \
+          --fppi $out/$m-$mode-ocv.csv > $out/$m-$mode-ocv.txt 2>&1
+      echo "$m $mode: ours $(lamr $out/$m-$mode-ours.txt), ours x1.05 $(lamr $out/$m-$mode-ours105.txt), OpenCV's protocol $(lamr $out/$m-$mode-ocv.txt)"
+    done
+  done
+fi
+if [[ " $* " == *" speed "* ]]; then
+  run() {  # NAME MODEL FRAME FLAGS...
+    local name=$1 model=$2 frame=$3; shift 3
+    build/tools/cascade -q bench detect --backend cpu --model experiments/models/$model.h5 --sizes 1280x960 \
+        --scale-steps 1.05 --strides 8 --cpu-repeats 5 --cpu-threads 1 ${frame:+--frame "$frame"} "$@" \
+        --out "$out/$name.md" > /dev/null 2>&1
+    grep 'cascadekit CPU, 1 thread' "$out/$name.md" | cut -d'|' -f3 | tr -d ' '
+  }
+  for r in $(seq 1 "${ROUNDS:-3}"); do
+    for frame in synthetic photo; do
+      f=; [ $frame = photo ] && f=$photo
+      line="round $r, $frame:"
+      for m in $models; do
+        peer=(); [ $frame = synthetic ] && [ $m = inria-hybrid ] && peer=(--peer build/experiments/opencv_hog_peer)
+        line+=" $m $(run $m-resampled-$frame-$r $m "$f" "${peer[@]}") / scaled $(run $m-scaled-$frame-$r $m "$f" --scale-windows)"
+      done
+      [ $frame = synthetic ] && line+=" OpenCV HOG $(grep 'OpenCV HOG, 1 thread' $out/inria-hybrid-resampled-synthetic-$r.md | cut -d'|' -f3 | tr -d ' ')"
+      echo "$line"
+    done
+  done
+fi
