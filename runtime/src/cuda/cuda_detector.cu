@@ -254,25 +254,24 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     }
     static std::atomic<std::uint64_t> engines{0};
     engine.id = ++engines;
-    cuda::Engine::PrepKey& key = engine.key;
-    key.window_width = model_.window_width;
-    key.window_height = model_.window_height;
-    key.stride = params_.stride;
-    key.level_pad = params_.level_pad;
-    key.scale_step = params_.scale_step;
-    key.min_scale = params_.min_scale;
-    key.max_scale = params_.max_scale;
-    key.keep_rejected = params_.keep_rejected;
-    key.launches = engine.launches.size();
-    key.host_gray = engine.host_gray;
-    key.colour = engine.colour;
-    key.hog = engine.needs.hog;
-    key.hog_from_gradients = engine.hog_from_gradients;
-    key.gray_integral = engine.needs.gray_integral;
-    key.gray16 = engine.gray16;
-    key.hog_grid = engine.hog_grid;
-    key.compaction = options.compaction;
-    key.poisoned_for = options.poison ? engine.id : 0;
+    engine.key = {.window_width = model_.window_width,
+                  .window_height = model_.window_height,
+                  .stride = params_.stride,
+                  .level_pad = params_.level_pad,
+                  .scale_step = params_.scale_step,
+                  .min_scale = params_.min_scale,
+                  .max_scale = params_.max_scale,
+                  .keep_rejected = params_.keep_rejected,
+                  .launches = engine.launches.size(),
+                  .host_gray = engine.host_gray,
+                  .colour = engine.colour,
+                  .hog = engine.needs.hog,
+                  .hog_from_gradients = engine.hog_from_gradients,
+                  .gray_integral = engine.needs.gray_integral,
+                  .gray16 = engine.gray16,
+                  .hog_grid = engine.hog_grid,
+                  .compaction = options.compaction,
+                  .poisoned_for = options.poison ? engine.id : 0};
     // Those copies ran on the legacy stream, which the slots' non-blocking streams do not wait for.
     CK(cudaStreamSynchronize(cudaStreamLegacy));
 }

@@ -32,14 +32,8 @@ AxisEntry pack_axis(const ResampleAxis& t, int u) {
 
 // A frame size's pyramid under one scan, as prepare() lays it out: the levels, octaves and
 // resampling tables, and their totals. Immutable; shared by every slot prepared for such frames.
-struct FramePlan {
-    std::vector<PyramidLevel> plan;
-    std::vector<Slot::Octave> octaves;
-    std::vector<DevLevel> levels;
-    std::vector<AxisEntry> xt, yt;
-    int total_rows = 0, total_cols = 0, total_strips = 0, total_tiles = 0, max_width = 0, total_hog_cols = 0;
-    std::uint32_t n_windows = 0;
-    std::size_t n_points = 0, n_hog_points = 0, n_level_pixels = 0;
+struct FramePlan : FrameLayout {
+    std::vector<AxisEntry> xt, yt;  // the resampling tables of every level, uploaded per slot
 };
 
 namespace {
@@ -146,19 +140,7 @@ bool prepare(Slot& s, const ImageView& image, const CascadeModel& model, const D
         frame_plan(image.width, image.height, model.window_width, model.window_height, params, engine.hog_grid);
     s.graph_engine = 0;  // the graph stays, for launch() to update with the new frame's capture
     s.width = -1;  // invalid until every buffer below is sized (an allocation may throw)
-    s.plan = fp->plan;
-    s.octaves = fp->octaves;
-    s.levels = fp->levels;
-    s.total_rows = fp->total_rows;
-    s.total_cols = fp->total_cols;
-    s.total_strips = fp->total_strips;
-    s.total_tiles = fp->total_tiles;
-    s.max_width = fp->max_width;
-    s.n_windows = fp->n_windows;
-    s.n_points = fp->n_points;
-    s.n_hog_points = fp->n_hog_points;
-    s.total_hog_cols = fp->total_hog_cols;
-    s.n_level_pixels = fp->n_level_pixels;
+    static_cast<FrameLayout&>(s) = *fp;
     s.frame_plan = fp;  // its tables' host memory, uploaded asynchronously below
     const std::vector<AxisEntry>&xt = fp->xt, &yt = fp->yt;
     const int max_w = fp->max_width;

@@ -90,9 +90,23 @@ struct GraphShape {
 
 struct FramePlan;  // frame.cu
 
+// A frame's pyramid and the totals its buffers are sized by: what make_frame_plan (frame.cu)
+// computes for a frame size and scan, and what a Slot prepared for that frame keeps.
+struct FrameLayout {
+    std::vector<PyramidLevel> plan;
+    std::vector<DevLevel> levels;
+    std::vector<GrayOctave> octaves;  // in d_gray (octave 0, the gray input, at 0)
+    int total_rows = 0, total_cols = 0, total_strips = 0, total_tiles = 0, max_width = 0;
+    int total_hog_cols = 0;        // the HoG column pass's columns (total_cols, or on the grid)
+    std::uint32_t n_windows = 0;
+    std::size_t n_points = 0;      // gray integral images: every level's (width + 1) × (height + 1)
+    std::size_t n_hog_points = 0;  // HoG integral histograms: the same, or on Engine::hog_grid's grid
+    std::size_t n_level_pixels = 0;
+};
+
 // One frame's buffers, stream and graph; reused while frames keep their size, also by the next
 // detector of the same Engine::PrepKey (the slots outlive their detector: cuda_detector.cu).
-struct Slot {
+struct Slot : FrameLayout {
     cudaStream_t stream = nullptr;
     cudaGraphExec_t graph = nullptr;
     std::uint64_t graph_engine = 0;  // the Engine::id whose frame the graph replays (0: none, capture anew)
@@ -104,15 +118,7 @@ struct Slot {
     ChannelOrder order = ChannelOrder::BGR;
     Engine::PrepKey key;  // what the slot was prepared for, with its frame size
     std::shared_ptr<const FramePlan> frame_plan;  // its pyramid and tables (frame.cu), shared by slots of that size and scan
-    std::vector<PyramidLevel> plan;
-    std::vector<DevLevel> levels;
-    using Octave = GrayOctave;  // in d_gray (octave 0, the gray input, at 0)
-    std::vector<Octave> octaves;
-    int total_rows = 0, total_cols = 0, total_strips = 0, total_tiles = 0, max_width = 0;
-    std::uint32_t n_windows = 0;
-    std::size_t n_points = 0;      // gray integral images: every level's (width + 1) × (height + 1)
-    std::size_t n_hog_points = 0;  // HoG integral histograms: the same, or on Engine::hog_grid's grid
-    int total_hog_cols = 0;        // the HoG column pass's columns (total_cols, or on the grid)
+    using Octave = GrayOctave;
     PinnedBuffer<std::uint8_t> h_in;
     DeviceBuffer<std::uint8_t> d_in, d_gray;
     // Engine::colour: the frame's octaves with R, G, B in bytes 0-2 of a word, laid out as d_gray.
@@ -124,7 +130,6 @@ struct Slot {
     DeviceBuffer<std::uint32_t> d_I;    // gray integral images (LBP)
     DeviceBuffer<std::uint16_t> d_I16;  // ... modulo 2^16, instead (Engine::gray16)
     DeviceBuffer<std::uint32_t> d_G;  // gradient planes (HoG blocks after an LBP prefix)
-    std::size_t n_level_pixels = 0;
     DeviceBuffer<float> d_stage_sum;
     DeviceBuffer<std::uint32_t> d_ids[2];
     DeviceBuffer<std::uint8_t> d_flags;

@@ -99,9 +99,9 @@ __global__ void __launch_bounds__(kThreads) octaves_kernel(std::uint8_t* __restr
 }  // namespace
 
 void launch_octaves(std::uint8_t* gray, const GrayOctave* octaves, int n, std::uint32_t* clear, int clear_words, cudaStream_t stream) {
-    if (n < 2 || octaves[1].width < 1 || octaves[1].height < 1) {
+    if (n < 2) {  // no octave to build: the counters cleared alone
         if (clear_words > 0) CK(cudaMemsetAsync(clear, 0, static_cast<std::size_t>(clear_words) * sizeof(std::uint32_t), stream));
-        if (n < 2) return;
+        return;
     }
     OctaveArgs a{};
     a.halvings = std::min(n - 1, kFusedHalvings);
@@ -112,10 +112,10 @@ void launch_octaves(std::uint8_t* gray, const GrayOctave* octaves, int n, std::u
     }
     const dim3 grid(static_cast<unsigned>((octaves[1].width + kOctaveTile - 1) / kOctaveTile),
                     static_cast<unsigned>((octaves[1].height + kOctaveTile - 1) / kOctaveTile));
-    if (grid.x > 0 && grid.y > 0) {
-        octaves_kernel<<<grid, kThreads, 0, stream>>>(gray, a, clear, clear_words);
-        CK_LAUNCH();
-    }
+    // make_frame_plan lists octave k only for a level of scale >= 2^k, which holds a window, so
+    // octave 1 has pixels and the grid blocks.
+    octaves_kernel<<<grid, kThreads, 0, stream>>>(gray, a, clear, clear_words);
+    CK_LAUNCH();
     for (int k = a.halvings + 1; k < n; ++k)
         launch_halve(gray + octaves[k - 1].at, octaves[k - 1].width, gray + octaves[k].at, octaves[k].width, octaves[k].height, stream);
 }

@@ -29,7 +29,7 @@ struct GrayOctave {
 // pixels of the tile; 256 threads, each several pixels of an octave. It also sets the frame's
 // `clear_words` counters at `clear` to zero (a memset for frames of one octave). One kernel where
 // a 640×480 frame had four and a memset: a frame's graph node costs host time at every launch and
-// a step on its stream.
+// a step on its stream. Requires octave 1, when there is one, of at least 1×1 (make_frame_plan's are).
 constexpr int kFusedHalvings = 6;
 void launch_octaves(std::uint8_t* gray, const GrayOctave* octaves, int n, std::uint32_t* clear, int clear_words, cudaStream_t stream);
 // The same for each of the R, G, B bytes of launch_rgba's words.
