@@ -155,17 +155,22 @@ def test_bad_images_and_options_are_refused():
 
 
 @pytest.mark.skipif(not CASCADE, reason="CASCADE_EXE (the cascade command) not given")
-def test_same_detections_as_the_command(tmp_path):
-    """The module and `cascade detect` give the same fused boxes on the same image."""
-    img = bars()
-    pgm = tmp_path / "bars.pgm"
+@pytest.mark.parametrize("scale_windows", [False, True])
+def test_same_detections_as_the_command(tmp_path, scale_windows):
+    """The module and `cascade detect` give the same fused boxes on the same image (people in
+    vtest.avi's first frame), with the resampled scan and with scaled windows on octaves."""
+    img = np.ascontiguousarray(sample_frame())
+    pgm = tmp_path / "frame.pgm"
     pgm.write_bytes(b"P5\n%d %d\n255\n" % (img.shape[1], img.shape[0]) + img.tobytes())
     out = tmp_path / "d.json"
     subprocess.run([CASCADE, "-q", "detect", "--model", str(PEOPLE), "--backend", "cpu", "--stride", "4",
-                    "--scale-step", "1.1", "--json", str(out), str(pgm)], check=True)
-    want = json.loads(out.read_text())["images"][0]["detections"]
-    got = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1).detect(img)
-    assert len(got) == len(want)
+                    "--scale-step", "1.1", "--json", str(out), str(pgm)] + (["--scale-windows"] if scale_windows else []),
+                   check=True)
+    doc = json.loads(out.read_text())
+    assert doc["params"]["scale_windows"] is scale_windows
+    want = doc["images"][0]["detections"]
+    got = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1, scale_windows=scale_windows).detect(img)
+    assert len(got) == len(want) > 0
     for g, w in zip(got, want):
         assert g[:4] == pytest.approx([w["x"], w["y"], w["w"], w["h"]], abs=0.01)
         assert g[4] == pytest.approx(w["score"], abs=1e-3)
