@@ -863,7 +863,8 @@ TEST(ScaledWindows, ScaledModelsKeepTheirCellsAndBlocksInsideAndOnTheGrid) {
 // With a scale step of 2 every level is an octave, scanned by the model itself (ratio 1): the
 // scaled-window scan is the resampled scan, detection for detection, with and without an LBP
 // prefix, gray and colour, with level padding (on the grid: scaled levels' borders are rounded to
-// it), upscaling, and on one thread or all.
+// it), upscaling, and on one thread or all. And at a step of 1.15, every way of building the HoG
+// planes after the prefix gives the same detections.
 TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreTheResampledScan) {
     const ColourScene scene(330, 290, 172);
     std::size_t detections = 0;
@@ -888,6 +889,16 @@ TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreTheResampledScan) {
             EXPECT_EQ(one_thread.detections, scaled.detections) << what;
             EXPECT_EQ(one_thread.stats, scaled.stats) << what;
             detections += scaled.detections.size();
+            // Between octaves (ratios other than 1), every way of building the HoG planes after an
+            // LBP prefix gives the same detections, as for resampled levels.
+            if (pad != 0 || min_scale != 1.0) continue;
+            p.scale_step = 1.15;
+            const DetectResult between = CpuDetector(m, p).detect(scene.view(colour));
+            for (PrefixPlanes planes : {PrefixPlanes::EveryLevel, PrefixPlanes::WhereSurvivors, PrefixPlanes::SurvivorBlocks}) {
+                const DetectResult other = CpuDetector(m, p, CpuOptions{planes}).detect(scene.view(colour));
+                EXPECT_EQ(other.detections, between.detections) << what << ", planes " << static_cast<int>(planes);
+                EXPECT_EQ(other.stats, between.stats) << what << ", planes " << static_cast<int>(planes);
+            }
         }
     });
     EXPECT_GT(detections, 10u);
