@@ -846,6 +846,38 @@ TEST(IntegralImageTest, BandsInParallelEqualAPlainReference) {
 }
 
 // ---- pyramids -----------------------------------------------------------------------------
+// smooth_binomial against the plain definition: each output pixel the 5×5 outer product of
+// [1 4 6 4 1] over the clamped neighbourhood, (Σ + 128) / 256, for images from 1×1 to larger than
+// a row band, and the same bytes on one thread; a constant image stays constant.
+TEST(Pyramid, BinomialSmoothingIsThePlainDefinition) {
+    const int k[5] = {1, 4, 6, 4, 1};
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{2, 3}, std::pair{4, 5}, std::pair{5, 4}, std::pair{37, 23}, std::pair{300, 70}}) {
+        const GrayImage src = random_image(w, h, static_cast<unsigned>(w * 1000 + h));
+        GrayImage out;
+        smooth_binomial(src, out);
+        ASSERT_EQ(out.width, w);
+        ASSERT_EQ(out.height, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                unsigned sum = 0;
+                for (int j = -2; j <= 2; ++j)
+                    for (int i = -2; i <= 2; ++i)
+                        sum += static_cast<unsigned>(k[i + 2] * k[j + 2]) * src.at(std::clamp(x + i, 0, w - 1), std::clamp(y + j, 0, h - 1));
+                ASSERT_EQ(out.at(x, y), (sum + 128) / 256) << w << "x" << h << " at " << x << "," << y;
+            }
+        GrayImage one;
+        {
+            tbb::global_control single(tbb::global_control::max_allowed_parallelism, 1);
+            smooth_binomial(src, one);
+        }
+        EXPECT_EQ(one.pixels, out.pixels);
+    }
+    GrayImage flat = constant_image(40, 30, 77), smoothed;
+    smooth_binomial(flat, smoothed);
+    EXPECT_EQ(smoothed.pixels, flat.pixels);
+    EXPECT_THROW(smooth_binomial(flat, flat), std::invalid_argument);
+}
+
 TEST(Pyramid, PlanFollowsScaleStepAndStopsAtTheWindow) {
     const auto levels = plan_pyramid(640, 480, 64, 128, 1.2);
     ASSERT_FALSE(levels.empty());

@@ -860,12 +860,42 @@ TEST(ScaledWindows, ScaledModelsKeepTheirCellsAndBlocksInsideAndOnTheGrid) {
     EXPECT_THROW(scale_model(bar_model(), 1.5, 0), std::invalid_argument);
 }
 
-// With a scale step of 2 every level is an octave, scanned by the model itself (ratio 1): the
-// scaled-window scan is the resampled scan, detection for detection, with and without an LBP
-// prefix, gray and colour, with level padding (on the grid: scaled levels' borders are rounded to
-// it), upscaling, and on one thread or all. And at a step of 1.15, every way of building the HoG
-// planes after the prefix gives the same detections.
-TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreTheResampledScan) {
+namespace {
+// The scaled-window scan at a scale step of 2 by hand: every level is an octave, scanned by the
+// model itself (ratio 1) on its image smoothed (smooth_binomial); each window evaluated alone.
+std::vector<Detection> octave_scan_reference(const CascadeModel& m, const GrayImage& img, const DetectParams& p) {
+    const auto levels = plan_pyramid(img.width, img.height, m.window_width, m.window_height, p.scale_step, p.min_scale, p.max_scale,
+                                     p.level_pad);
+    Octaves octaves;
+    octaves.reset(img);
+    const CascadeEvaluator evaluator(m);
+    std::vector<Detection> out;
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const PyramidLevel& level = levels[i];
+        GrayImage resampled, smoothed;
+        resample_level(octaves, level, resampled);
+        smooth_binomial(resampled, smoothed);
+        LevelFeatures f;
+        compute_level_features(smoothed, evaluator.needs(), m.hog.gradient(), f);
+        for (int y = 0; y + m.window_height <= level.height; y += p.stride)
+            for (int x = 0; x + m.window_width <= level.width; x += p.stride) {
+                const WindowOutcome o = evaluator.evaluate(f, x, y);
+                if (o.rejected_at >= 0) continue;
+                out.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, m.window_width * level.scale,
+                               m.window_height * level.scale, o.score, static_cast<int>(i), level.scale,
+                               static_cast<int>(m.stages.size())});
+            }
+    }
+    return out;
+}
+}  // namespace
+
+// With a scale step of 2 the scaled-window scan is the reference above, detection for detection,
+// with and without an LBP prefix, with level padding (on the grid: scaled levels' borders are
+// rounded to it) and upscaling; and the same on one thread or all, gray or colour. At a step of
+// 1.15 (ratios other than 1), every way of building the HoG planes after the prefix gives the same
+// detections, as for resampled levels.
+TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreSmoothedOctaves) {
     const ColourScene scene(330, 290, 172);
     std::size_t detections = 0;
     for_grid_models(scene, 180, [&](const CascadeModel& m, bool colour, const std::string& model) {
@@ -875,7 +905,6 @@ TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreTheResampledScan) {
             p.stride = 4;
             p.level_pad = pad;
             p.min_scale = min_scale;
-            const DetectResult resampled = CpuDetector(m, p).detect(scene.view(colour));
             p.scale_windows = true;
             const DetectResult scaled = CpuDetector(m, p).detect(scene.view(colour));
             DetectResult one_thread;
@@ -884,13 +913,12 @@ TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreTheResampledScan) {
                 one_thread = CpuDetector(m, p).detect(scene.view(colour));
             }
             const std::string what = model + ", pad " + std::to_string(pad) + ", min scale " + std::to_string(min_scale);
-            EXPECT_EQ(scaled.detections, resampled.detections) << what;
-            EXPECT_EQ(scaled.stats, resampled.stats) << what;
+            if (!colour) {
+                EXPECT_EQ(scaled.detections, octave_scan_reference(m, scene.gray, p)) << what;
+            }
             EXPECT_EQ(one_thread.detections, scaled.detections) << what;
             EXPECT_EQ(one_thread.stats, scaled.stats) << what;
             detections += scaled.detections.size();
-            // Between octaves (ratios other than 1), every way of building the HoG planes after an
-            // LBP prefix gives the same detections, as for resampled levels.
             if (pad != 0 || min_scale != 1.0) continue;
             p.scale_step = 1.15;
             const DetectResult between = CpuDetector(m, p).detect(scene.view(colour));

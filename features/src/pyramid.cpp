@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -71,6 +72,49 @@ void halve(const GrayImage& src, GrayImage& dst) {
             for (int u = 0; u < dst.width; ++u)
                 out[u] = static_cast<std::uint8_t>((r0[2 * u] + r0[2 * u + 1] + r1[2 * u] + r1[2 * u + 1] + 2u) >> 2);
         }
+    });
+}
+
+namespace {
+// One row of smooth_binomial's row pass: interior columns without clamps (the loop the compiler
+// vectorises), the two columns at each edge with them.
+CASCADEKIT_SIMD_CLONES
+void binomial_row(const std::uint8_t* __restrict in, int w, std::uint16_t* __restrict out) {
+    auto at = [&](int x) { return static_cast<unsigned>(in[std::clamp(x, 0, w - 1)]); };
+    auto edge = [&](int x) { out[x] = static_cast<std::uint16_t>(at(x - 2) + 4 * at(x - 1) + 6 * at(x) + 4 * at(x + 1) + at(x + 2)); };
+    for (int x = 0; x < std::min(2, w); ++x) edge(x);
+    for (int x = 2; x < w - 2; ++x)
+        out[x] = static_cast<std::uint16_t>(in[x - 2] + 4 * in[x - 1] + 6 * in[x] + 4 * in[x + 1] + in[x + 2]);
+    for (int x = std::max(2, w - 2); x < w; ++x) edge(x);
+}
+
+CASCADEKIT_SIMD_CLONES
+void binomial_column(const std::uint16_t* __restrict a, const std::uint16_t* __restrict b, const std::uint16_t* __restrict c,
+                     const std::uint16_t* __restrict d, const std::uint16_t* __restrict e, int w, std::uint8_t* __restrict out) {
+    for (int x = 0; x < w; ++x)
+        out[x] = static_cast<std::uint8_t>((static_cast<unsigned>(a[x]) + 4u * b[x] + 6u * c[x] + 4u * d[x] + e[x] + 128u) >> 8);
+}
+}  // namespace
+
+void smooth_binomial(const GrayImage& src, GrayImage& dst) {
+    if (&src == &dst) throw std::invalid_argument("smooth_binomial: src and dst must differ");
+    dst.width = src.width;
+    dst.height = src.height;
+    dst.pixels.resize(src.pixels.size());
+    const int w = src.width, h = src.height;
+    if (w <= 0 || h <= 0) return;
+    tbb::parallel_for(tbb::blocked_range<int>(0, h, kRowGrain), [&](const tbb::blocked_range<int>& rows) {
+        // The row pass of the band's rows and two rows either side, then the column pass.
+        const int y0 = rows.begin(), y1 = rows.end();
+        const int first = std::max(0, y0 - 2), last = std::min(h - 1, y1 + 1);
+        std::vector<std::uint16_t> sums(static_cast<std::size_t>(last - first + 1) * static_cast<std::size_t>(w));
+        for (int y = first; y <= last; ++y)
+            binomial_row(src.pixels.data() + static_cast<std::size_t>(y) * w, w,
+                         sums.data() + static_cast<std::size_t>(y - first) * w);
+        auto row = [&](int y) { return sums.data() + static_cast<std::size_t>(std::clamp(y, 0, h - 1) - first) * w; };
+        for (int y = y0; y < y1; ++y)
+            binomial_column(row(y - 2), row(y - 1), row(y), row(y + 1), row(y + 2), w,
+                            dst.pixels.data() + static_cast<std::size_t>(y) * w);
     });
 }
 

@@ -78,6 +78,13 @@ ResampleAxis resample_axis(int dst, int src, double scale, int pad = 0);
 void resample_bilinear(const GrayImage& src, double scale, int dst_width, int dst_height,
                        GrayImage& dst, int pad = 0);
 
+// The 5-tap binomial smoothing [1 4 6 4 1] / 16 along rows, then along columns (σ = 1 pixel), in
+// integers: each row pass's sums kept exact (at most 16·255), the column pass rounded once,
+// (Σ + 128) / 256; edges replicated. dst takes src's size (its storage reused); src and dst must
+// differ. Parallel over rows (TBB). A level scanned with scaled windows on its octave
+// (DetectParams::scale_windows) reads the octave smoothed so, so that its gradients and cells
+// resemble those of a level up to twice as coarse.
+void smooth_binomial(const GrayImage& src, GrayImage& dst);
 // A pyramid level's image: bilinear from the level's octave at scale / 2^octave, with its border.
 void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst);
 // The same from the level's octave (octave_of(level.scale) of the input).
