@@ -33,10 +33,11 @@ struct DetectParams {
     // Also return rejected windows (for evaluation: every window's deciding stage and score).
     bool keep_rejected = false;
     // false: every level is the input resampled to its scale and scanned by the model's windows.
-    // true (CPU backend only): only the octaves are resampled (scales min_scale·2^k), and each
-    // level in between is scanned on its octave by the model scaled to the level (scale_model,
-    // runtime/scaled_windows.hpp; scaled_stride): about an eighth of the pixels to resample and
-    // integrate, with approximate features at those levels, so other scores and detections. A
+    // true (CPU backend only): only the octaves are resampled (scales min_scale·2^k) and smoothed
+    // (smooth_binomial), and each level in between is scanned on its octave by the model scaled
+    // to the level (scale_model, runtime/scaled_windows.hpp; scaled_stride): about an eighth of
+    // the pixels to resample and integrate, with approximate features at those levels, so other
+    // scores and detections. A
     // level's level_pad is rounded to the HoG histograms' grid. The CUDA backend refuses it.
     // The shipped people hybrid at 1280×960, ×1.05, stride 8 on one thread:
     // experiments/results/inria-hybrid.md, "Scaled windows on octaves".

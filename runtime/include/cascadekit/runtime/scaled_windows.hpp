@@ -4,9 +4,9 @@
 // min_scale·2^k), and each level in between is scanned on its octave with the model scaled by the
 // level's ratio to the octave, r ∈ [1, 2) — as Viola & Jones scaled their detector rather than
 // the image (IJCV 2004, §5). The features at those levels are approximations: a cell or block
-// covers the area the level's cell would, rounded to whole pixels, on an image that was not
-// smoothed by the resampling. Scores differ from the resampled levels' and so do detections;
-// only the CPU backend scans this way.
+// covers the area the level's cell would, rounded to whole pixels, on the octave smoothed by
+// smooth_binomial (features/pyramid.hpp) in place of the resampling's coarser pixels. Scores
+// differ from the resampled levels' and so do detections; only the CPU backend scans this way.
 #include "cascadekit/model/cascade.hpp"
 
 namespace cascadekit {
