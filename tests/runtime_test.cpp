@@ -896,7 +896,7 @@ std::vector<Detection> octave_scan_reference(const CascadeModel& m, const GrayIm
 // 1.15 (ratios other than 1), every way of building the HoG planes after the prefix gives the same
 // detections, as for resampled levels.
 TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreSmoothedOctaves) {
-    const ColourScene scene(330, 290, 172);
+    const ColourScene scene(260, 240, 172);
     std::size_t detections = 0;
     for_grid_models(scene, 180, [&](const CascadeModel& m, bool colour, const std::string& model) {
         for (const auto& [pad, min_scale] : {std::pair{0, 1.0}, std::pair{8, 1.0}, std::pair{0, 0.75}}) {
