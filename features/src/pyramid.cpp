@@ -107,7 +107,9 @@ void smooth_binomial(const GrayImage& src, GrayImage& dst) {
         // The row pass of the band's rows and two rows either side, then the column pass.
         const int y0 = rows.begin(), y1 = rows.end();
         const int first = std::max(0, y0 - 2), last = std::min(h - 1, y1 + 1);
-        std::vector<std::uint16_t> sums(static_cast<std::size_t>(last - first + 1) * static_cast<std::size_t>(w));
+        // Each thread's row sums grow only: no allocation per band once a thread has seen the widest.
+        static thread_local std::vector<std::uint16_t> sums;
+        sums.resize(std::max(sums.size(), static_cast<std::size_t>(last - first + 1) * static_cast<std::size_t>(w)));
         for (int y = first; y <= last; ++y)
             binomial_row(src.pixels.data() + static_cast<std::size_t>(y) * w, w,
                          sums.data() + static_cast<std::size_t>(y - first) * w);

@@ -103,7 +103,7 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
         // and cells come closer to those levels' (PennFudanPed log-average miss rate of the
         // people hybrid 0.583 against 0.633 unsmoothed, 0.552 with resampled levels:
         // experiments/results/inria-hybrid.md, "Scaled windows on octaves").
-        if (gray->width > 0) {
+        if (!evaluator_.colour() || evaluator_.needs().gray_integral) {  // the features read gray levels
             smooth_binomial(*gray, work.smoothed);
             gray = &work.smoothed;
         }
@@ -218,6 +218,10 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
 }
 
 void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width, int height) {
+    // The units depend on the frame's size only: planned again (allocating) when it changes.
+    if (width == units_width_ && height == units_height_) return;
+    units_width_ = width;
+    units_height_ = height;
     units_.clear();
     if (!params_.scale_windows) {
         for (std::size_t i = 0; i < levels.size(); ++i)
@@ -253,10 +257,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
                                      params_.max_scale, params_.level_pad);
     if (levels.empty()) throw DetectError(window_fit_problem(gray.width, gray.height, ww, wh, params_));
     plan_units(levels, gray.width, gray.height);
-    std::vector<PyramidLevel> images;
-    images.reserve(units_.size());
-    for (const Unit& u : units_) images.push_back(u.image);
-    frames_.prepare(images);
+    frames_.prepare(levels);  // a unit reads no deeper octave than its levels do
     DetectResult result;
     const std::size_t n_stages = model_.stages.size();
     result.stats.rejected_per_stage.assign(n_stages, 0);

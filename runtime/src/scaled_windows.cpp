@@ -29,7 +29,9 @@ CascadeModel scale_model(const CascadeModel& model, double ratio, int grid) {
                 // A 3×3 grid of cells: each at most a third of the window.
                 const int w = std::clamp(scaled(c.cell.w, ratio), 1, std::max(1, ww / 3));
                 const int h = std::clamp(scaled(c.cell.h, ratio), 1, std::max(1, wh / 3));
-                c.cell = {std::clamp(scaled(c.cell.x, ratio), 0, std::max(0, ww - 3 * w)), std::clamp(scaled(c.cell.y, ratio), 0, std::max(0, wh - 3 * h)), w, h};
+                const int x = std::clamp(scaled(c.cell.x, ratio), 0, std::max(0, ww - 3 * w));
+                const int y = std::clamp(scaled(c.cell.y, ratio), 0, std::max(0, wh - 3 * h));
+                c.cell = {x, y, w, h};
             }
         } else if (auto* hog = s.get_if<HogSvmStage>()) {
             // Cells of whole grid steps, blocks of two cells, inside the window on the grid.

@@ -89,7 +89,8 @@ private:
     std::vector<std::unique_ptr<LevelWork>> work_;  // as many as were ever in flight at once
     std::vector<LevelWork*> free_;                  // those not in flight
     std::vector<std::unique_ptr<LevelRows>> rows_;  // a level's each
-    std::vector<Unit> units_;                       // the frame's
+    std::vector<Unit> units_;                       // the frame's, for frames of this size:
+    int units_width_ = -1, units_height_ = -1;
     // DetectParams::scale_windows: level i's model scaled to its octave (the same for every
     // frame: the levels' scales do not depend on the frame's size), built when first needed.
     std::vector<std::unique_ptr<CascadeEvaluator>> scaled_;
