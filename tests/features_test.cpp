@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <set>
+#include <tuple>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -552,6 +553,84 @@ TEST(IntegralHistogram, GridPointsEqualTheFullTable) {
     EXPECT_EQ(tiny.columns(), 1u);
     EXPECT_EQ(tiny.point(0, 0)[0], 0u);
     EXPECT_THROW(tiny.compute(constant_image(3, 3, 9), {}, 0), std::invalid_argument);
+}
+
+namespace {
+// The source's integral at (u, v), in its points (clamped to them), read bilinearly: the plain
+// definition IntegralHistogram::approximate is held to.
+double bilinear_integral(const IntegralHistogram& s, double u, double v, int bin) {
+    const double cols = static_cast<double>(s.columns() - 1), rows = static_cast<double>(s.height() / s.grid());
+    u = std::clamp(u, 0.0, cols);
+    v = std::clamp(v, 0.0, rows);
+    const int i = std::min(static_cast<int>(u), static_cast<int>(cols) - 1), j = std::min(static_cast<int>(v), static_cast<int>(rows) - 1);
+    const double fu = u - i, fv = v - j;
+    const int g = s.grid();
+    auto at = [&](int a, int b) { return static_cast<double>(s.point(a * g, b * g)[bin]); };
+    return (1 - fv) * ((1 - fu) * at(i, j) + fu * at(i + 1, j)) + fv * ((1 - fu) * at(i, j + 1) + fu * at(i + 1, j + 1));
+}
+}  // namespace
+
+// approximate: at ratio 1 on the source's own points it is the source; at ratio 2 on a grid of
+// the source's, every cell is the 2×2 source cells it covers, exactly; at any ratio, offset (also
+// past the source's edges), gain and grid every cell is the plain bilinear reading of the
+// source's integral (bilinear_integral) times the gain, rounded (within 1 for float sums); the
+// same on one thread or three; bad arguments are refused.
+TEST(IntegralHistogram, ApproximateIsTheSourceReadBilinearly) {
+    const GrayImage img = blobby_image(157, 121, 23);
+    const GradientParams params{GrayGamma::Sqrt, OrientationVotes::Nearest};
+    for (int sg : {1, 4}) {
+        IntegralHistogram source;
+        source.compute(img, params, sg);
+        IntegralHistogram same;
+        same.approximate(source, 157, 121, sg, 1.0, 0.0, 0.0, 1.0);
+        for (int y = 0; y <= 121 / sg * sg; y += sg)
+            for (int x = 0; x <= 157 / sg * sg; x += sg)
+                ASSERT_TRUE(std::equal(same.point(x, y), same.point(x, y) + kOrientationBins, source.point(x, y))) << sg << " " << x << " " << y;
+        IntegralHistogram half;
+        half.approximate(source, 78, 60, 4, 2.0, 0.0, 0.0, 1.0);
+        for (int y = 0; y + 4 <= 60; y += 4)
+            for (int x = 0; x + 4 <= 78; x += 4)
+                ASSERT_EQ(half.rect_sum({x, y, 4, 4}), source.rect_sum({2 * x, 2 * y, 8, 8})) << sg << " " << x << " " << y;
+    }
+    IntegralHistogram source;
+    source.compute(img, params, 4);
+    std::size_t cells = 0, nonzero = 0;
+    for (const auto& [ratio, x0, y0, gain, grid] : {std::tuple{1.37, 3.5, -2.0, 0.7, 4}, std::tuple{1.93, 9.0, 13.25, 1.0 / 1.93, 2},
+                                                    std::tuple{1.05, -6.0, 0.5, 1.0, 1}, std::tuple{3.1, 1.0, 2.0, 0.3, 4}}) {
+        const int w = static_cast<int>(157 / ratio) + 6, h = static_cast<int>(121 / ratio) + 5;  // reaching past the source
+        IntegralHistogram all, one;
+        one.compute(random_image(300, 300, 4), {}, 1);  // storage used before, larger
+        all.approximate(source, w, h, grid, ratio, x0, y0, gain);
+        tbb::task_arena(1).execute([&] { one.approximate(source, w, h, grid, ratio, x0, y0, gain); });
+        ASSERT_EQ(all.columns(), static_cast<std::size_t>(w / grid + 1));
+        for (int y = 0; y <= h / grid * grid; y += grid)
+            for (int x = 0; x <= w / grid * grid; x += grid)
+                ASSERT_TRUE(std::equal(one.point(x, y), one.point(x, y) + kOrientationBins, all.point(x, y))) << ratio << " " << x << " " << y;
+        auto read = [&](int x, int y, int bin) { return bilinear_integral(source, (x0 + x * ratio) / 4, (y0 + y * ratio) / 4, bin); };
+        for (int y = 0; y + grid <= h; y += grid)
+            for (int x = 0; x + grid <= w; x += grid, ++cells) {
+                const auto got = all.rect_sum({x, y, grid, grid});
+                for (int b = 0; b < kOrientationBins; ++b) {
+                    const double want = gain * (read(x + grid, y + grid, b) - read(x, y + grid, b) - read(x + grid, y, b) + read(x, y, b));
+                    ASSERT_NEAR(static_cast<double>(got[static_cast<std::size_t>(b)]), want, 1.0 + 1e-6 * want)
+                        << "ratio " << ratio << ", cell (" << x << ", " << y << "), bin " << b;
+                    nonzero += got[static_cast<std::size_t>(b)] > 0;
+                }
+            }
+    }
+    EXPECT_GT(cells, 1500u);
+    EXPECT_GT(nonzero, 5000u);
+    IntegralHistogram bad;
+    EXPECT_THROW(bad.approximate(source, 10, 10, 4, 0.9, 0, 0, 1), std::invalid_argument);
+    EXPECT_THROW(bad.approximate(source, 10, 10, 0, 1.5, 0, 0, 1), std::invalid_argument);
+    EXPECT_THROW(bad.approximate(source, 10, 10, 4, 1.5, std::nan(""), 0, 1), std::invalid_argument);
+    EXPECT_THROW(bad.approximate(source, 10, 10, 4, 1.5, 0, 0, -1), std::invalid_argument);
+    EXPECT_THROW(bad.approximate(source, -1, 10, 4, 1.5, 0, 0, 1), std::invalid_argument);
+    EXPECT_THROW(source.approximate(source, 10, 10, 4, 1.5, 0, 0, 1), std::invalid_argument);
+    IntegralHistogram tiny, from_tiny;  // a source without a whole cell: a table of zeros
+    tiny.compute(constant_image(3, 3, 9), {}, 4);
+    from_tiny.approximate(tiny, 9, 9, 4, 1.0, 0, 0, 1);
+    EXPECT_EQ(from_tiny.point(8, 8)[0], 0u);
 }
 
 TEST(IntegralHistogram, EdgeCases) {

@@ -908,6 +908,16 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     } catch (const DetectError& e) {
         EXPECT_NE(std::string(e.what()).find("scale_windows"), std::string::npos) << e.what();
     }
+    // So are approximated HoG histograms.
+    DetectParams approximated;
+    approximated.approximate_hog = true;
+    EXPECT_EQ(Detector::create(bar_model(), approximated, Backend::Auto)->backend_name(), "cpu");
+    try {
+        CudaDetector(bar_model(), approximated);
+        ADD_FAILURE() << "approximate_hog accepted";
+    } catch (const DetectError& e) {
+        EXPECT_NE(std::string(e.what()).find("approximate_hog"), std::string::npos) << e.what();
+    }
     // A device that does not exist is refused by number, not a CUDA error later.
     try {
         CudaDetector(bar_model(), DetectParams{}, CudaOptions{.device = 99});

@@ -963,6 +963,132 @@ TEST(CpuDetector, ScaledWindowsFindTheBarsBetweenOctaves) {
     EXPECT_EQ(Detector::create(bar_model(), p)->backend_name(), "cpu");
 }
 
+namespace {
+// The approximated-HoG scan by hand (gray): a level between octaves min_scale·2^k and
+// min_scale·2^(k+1) gets the histogram of octave k's image (bordered by twice the level pad),
+// smoothed (smooth_binomial), read at the level's points (IntegralHistogram::approximate, sums
+// over the ratio); an octave its own; gray integrals from each level's own image; every window
+// evaluated alone.
+std::vector<Detection> approximated_scan_reference(const CascadeModel& m, const GrayImage& img, const DetectParams& p) {
+    const auto levels = plan_pyramid(img.width, img.height, m.window_width, m.window_height, p.scale_step, p.min_scale, p.max_scale,
+                                     p.level_pad);
+    Octaves octaves;
+    octaves.reset(img);
+    const CascadeEvaluator evaluator(m);
+    const int grid = std::max(1, hog_scan_grid(m, p.stride));
+    std::vector<Detection> out;
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const PyramidLevel& level = levels[i];
+        GrayImage resampled;
+        resample_level(octaves, level, resampled);
+        LevelFeatures f;
+        compute_level_features(resampled, evaluator.needs(), m.hog.gradient(), f, nullptr, grid);
+        const int k = static_cast<int>(std::floor(std::log2(level.scale / p.min_scale) + 1e-9));
+        const double octave_scale = std::ldexp(p.min_scale, k), ratio = level.scale / octave_scale;
+        if (ratio > 1 + 1e-9) {
+            const PyramidLevel octave = pyramid_level(img.width, img.height, octave_scale, 2 * p.level_pad);
+            GrayImage image, smoothed;
+            resample_level(octaves, octave, image);
+            smooth_binomial(image, smoothed);
+            IntegralHistogram source;
+            source.compute(smoothed, m.hog.gradient(), grid);
+            const double origin = octave.pad - level.pad * ratio;
+            f.hog.approximate(source, level.width, level.height, grid, ratio, origin, origin, 1 / ratio);
+        }
+        for (int y = 0; y + m.window_height <= level.height; y += p.stride)
+            for (int x = 0; x + m.window_width <= level.width; x += p.stride) {
+                const WindowOutcome o = evaluator.evaluate(f, x, y);
+                if (o.rejected_at >= 0) continue;
+                out.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, m.window_width * level.scale,
+                               m.window_height * level.scale, o.score, static_cast<int>(i), level.scale,
+                               static_cast<int>(m.stages.size())});
+            }
+    }
+    return out;
+}
+}  // namespace
+
+// Approximated HoG histograms (DetectParams::approximate_hog) are the reference above, detection
+// for detection, with and without an LBP prefix, with level padding and upscaling; the same on
+// one thread or all and for every way of building the HoG planes after the prefix, gray or colour;
+// at a scale step of 2 (every level an octave) the resampled scan itself. Scale windows with it
+// are refused.
+TEST(CpuDetector, ApproximatedHogIsTheSmoothedOctaveReadAtEachLevel) {
+    const ColourScene scene(260, 240, 172);
+    std::size_t detections = 0, between = 0;
+    for_grid_models(scene, 190, [&](const CascadeModel& m, bool colour, const std::string& model) {
+        for (const auto& [pad, min_scale] : {std::pair{0, 1.0}, std::pair{8, 1.0}, std::pair{0, 0.75}}) {
+            DetectParams p;
+            p.scale_step = 1.15;
+            p.stride = 4;
+            p.level_pad = pad;
+            p.min_scale = min_scale;
+            p.approximate_hog = true;
+            const std::string what = model + ", pad " + std::to_string(pad) + ", min scale " + std::to_string(min_scale);
+            const DetectResult approximated = CpuDetector(m, p).detect(scene.view(colour));
+            if (!colour) {
+                EXPECT_EQ(approximated.detections, approximated_scan_reference(m, scene.gray, p)) << what;
+            }
+            DetectResult one_thread;
+            {
+                tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+                one_thread = CpuDetector(m, p).detect(scene.view(colour));
+            }
+            EXPECT_EQ(one_thread.detections, approximated.detections) << what;
+            EXPECT_EQ(one_thread.stats, approximated.stats) << what;
+            for (PrefixPlanes planes : {PrefixPlanes::EveryLevel, PrefixPlanes::WhereSurvivors, PrefixPlanes::SurvivorBlocks}) {
+                const DetectResult other = CpuDetector(m, p, CpuOptions{planes}).detect(scene.view(colour));
+                EXPECT_EQ(other.detections, approximated.detections) << what << ", planes " << static_cast<int>(planes);
+                EXPECT_EQ(other.stats, approximated.stats) << what << ", planes " << static_cast<int>(planes);
+            }
+            detections += approximated.detections.size();
+            between += static_cast<std::size_t>(std::count_if(approximated.detections.begin(), approximated.detections.end(), [&](const Detection& d) {
+                const double r = d.scale / std::ldexp(min_scale, static_cast<int>(std::floor(std::log2(d.scale / min_scale) + 1e-9)));
+                return r > 1.01;
+            }));
+            DetectParams octaves = p;
+            octaves.scale_step = 2.0;
+            DetectParams resampled = octaves;
+            resampled.approximate_hog = false;
+            const DetectResult a = CpuDetector(m, octaves).detect(scene.view(colour)), r = CpuDetector(m, resampled).detect(scene.view(colour));
+            EXPECT_EQ(a.detections, r.detections) << what;
+            EXPECT_EQ(a.stats, r.stats) << what;
+        }
+    });
+    EXPECT_GT(detections, 10u);
+    EXPECT_GT(between, 5u);
+    DetectParams both;
+    both.approximate_hog = both.scale_windows = true;
+    EXPECT_THROW(CpuDetector(bar_model(), both), std::invalid_argument);
+}
+
+// Between octaves approximated histograms find what the resampled levels find: the two bars (at
+// scales 1 and 1.44: the second read from octave 0's histogram), one fused mode each, where they
+// are, with as many windows scanned; nothing on a blank image; Backend::Auto gives the CPU.
+TEST(CpuDetector, ApproximatedHogFindsTheBarsBetweenOctaves) {
+    const std::vector<Bar> bars = {{32, 24, 1.0}, {160 * 1.44, 80 * 1.44, 1.44}};
+    const GrayImage img = bar_scene(420, 400, bars);
+    DetectParams p;
+    p.scale_step = 1.2;
+    p.stride = 4;
+    const DetectResult resampled = detect(bar_model(), img, p);
+    p.approximate_hog = true;
+    const DetectResult r = detect(bar_model(), img, p);
+    EXPECT_EQ(r.stats.windows_scanned, resampled.stats.windows_scanned);
+    const auto fused = fuse_meanshift(r.detections, 64, 128, {});
+    ASSERT_EQ(fused.size(), bars.size());
+    for (const Bar& b : bars) {
+        const double cx = b.wx + 32 * b.s, cy = b.wy + 64 * b.s;
+        EXPECT_TRUE(std::any_of(fused.begin(), fused.end(), [&](const Detection& d) {
+            return std::abs(d.x + d.w / 2 - cx) <= 6 * b.s && std::abs(d.y + d.h / 2 - cy) <= 16 * b.s && d.scale / b.s < 1.25 &&
+                   b.s / d.scale < 1.25;
+        })) << "bar at scale " << b.s;
+    }
+    EXPECT_TRUE(std::any_of(r.detections.begin(), r.detections.end(), [](const Detection& d) { return d.scale > 1.3 && d.scale < 1.6; }));
+    EXPECT_TRUE(detect(bar_model(), constant_image(420, 400, 90), p).detections.empty());
+    EXPECT_EQ(Detector::create(bar_model(), p)->backend_name(), "cpu");
+}
+
 // The CUDA backend's staging copy (host code, built in every configuration): every byte arrives,
 // at destination offsets 0-15 from a 16-byte boundary, from padded, contiguous and bottom-up rows,
 // for frames below and above 1 MiB (the size from which bands of rows are copied in parallel with

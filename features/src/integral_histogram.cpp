@@ -1,6 +1,7 @@
 #include "cascadekit/features/integral_histogram.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <span>
 #include <stdexcept>
@@ -412,6 +413,112 @@ std::array<std::uint32_t, kOrientationBins> GradientPlane::rect_sum(const Rect& 
     if (split_) plane_rect_sum<true>(data_.data(), width_, r, s.data());
     else plane_rect_sum<false>(data_.data(), width_, r, s.data());
     return s;
+}
+
+namespace {
+// detail::CellOverlaps for points at `at` (positions in source cells, clamped to the source).
+void overlaps(const std::vector<double>& at, std::size_t source_cells, detail::CellOverlaps& o) {
+    const std::size_t cells = at.size() - 1;
+    o.first.resize(cells);
+    o.taps = 1;
+    for (std::size_t i = 0; i < cells; ++i) {
+        o.first[i] = std::min(static_cast<std::size_t>(at[i]), source_cells - 1);
+        o.taps = std::max(o.taps, static_cast<std::size_t>(std::ceil(at[i + 1])) - o.first[i]);
+    }
+    o.weights.assign(cells * o.taps, 0.0f);
+    for (std::size_t i = 0; i < cells; ++i)
+        for (std::size_t t = 0; t < o.taps && o.first[i] + t < source_cells; ++t) {
+            const double c = static_cast<double>(o.first[i] + t);
+            o.weights[i * o.taps + t] = static_cast<float>(std::max(0.0, std::min(at[i + 1], c + 1) - std::max(at[i], c)));
+        }
+}
+
+// out[k] = Σ_t w[t]·(source cell row rows[t])[k], k < n (kOrientationBins a cell): each cell's
+// sums from the source's integral (modular differences, exact; below 2^24 for cells of grids up
+// to 4, so exact as floats too).
+CASCADEKIT_SIMD_CLONES
+void weighted_rows(const std::uint32_t* source, std::size_t stride, const std::size_t* rows, const float* w, std::size_t taps,
+                   std::size_t n, float* __restrict out) {
+    constexpr std::size_t B = kOrientationBins;
+    std::fill_n(out, n, 0.0f);
+    for (std::size_t t = 0; t < taps; ++t) {
+        const std::uint32_t* top = source + rows[t] * stride;
+        const std::uint32_t* bottom = top + stride;
+        const float wt = w[t];
+        for (std::size_t k = 0; k < n; ++k) out[k] += wt * static_cast<float>(bottom[k + B] - bottom[k] - top[k + B] + top[k]);
+    }
+}
+
+// One row of the coarser table from its cells' source row sums (weighted_rows): each cell's
+// sums along x, times gain, rounded and integrated along the row.
+CASCADEKIT_SIMD_CLONES
+void approximate_row(const float* sums, const detail::CellOverlaps& ox, float gain, std::uint32_t* __restrict row) {
+    constexpr std::size_t B = kOrientationBins;
+    std::fill_n(row, B, 0u);
+    const std::size_t cells = ox.first.size(), taps = ox.taps;
+    for (std::size_t i = 0; i < cells; ++i) {
+        const float* from = sums + ox.first[i] * B;
+        const float* w = ox.weights.data() + i * taps;
+        float cell[B] = {};
+        for (std::size_t t = 0; t < taps; ++t)
+            for (std::size_t b = 0; b < B; ++b) cell[b] += w[t] * from[t * B + b];
+        for (std::size_t b = 0; b < B; ++b)
+            row[(i + 1) * B + b] = row[i * B + b] + static_cast<std::uint32_t>(static_cast<std::int32_t>(std::min(gain * cell[b], 2.0e9f) + 0.5f));
+    }
+}
+}  // namespace
+
+void IntegralHistogram::approximate(const IntegralHistogram& source, int width, int height, int grid, double ratio, double x0,
+                                    double y0, double gain) {
+    if (grid < 1) throw std::invalid_argument("IntegralHistogram::approximate: grid must be at least 1, not " + std::to_string(grid));
+    if (!(ratio >= 1.0) || !std::isfinite(ratio) || !std::isfinite(x0) || !std::isfinite(y0) || !(gain >= 0.0) || !std::isfinite(gain))
+        throw std::invalid_argument("IntegralHistogram::approximate: ratio must be at least 1, offsets finite, gain finite and >= 0");
+    if (width < 0 || height < 0) throw std::invalid_argument("IntegralHistogram::approximate: negative size");
+    if (&source == this) throw std::invalid_argument("IntegralHistogram::approximate: the source must be another table");
+    width_ = width;
+    height_ = height;
+    grid_ = grid;
+    const std::size_t cols = columns(), rows = static_cast<std::size_t>(height_ / grid_) + 1, stride = row_stride();
+    if (const std::size_t n = stride * rows; data_.size() < n) data_.resize(n);
+    const int sg = source.grid();
+    const std::size_t scells = source.columns() - 1, srows = static_cast<std::size_t>(source.height() / sg);  // source cells
+    if (scells == 0 || srows == 0) {  // a source without a whole cell: no sums
+        std::fill_n(data_.begin(), stride * rows, 0u);
+        return;
+    }
+    // Each cell of this table sums the source cells it overlaps, each weighted by the share of
+    // it inside (the source's integral read bilinearly at this table's points: every source
+    // cell's sums spread evenly over it): first down, a row of source cells per row of this
+    // table's cells, then along the row; its sums rounded to integers and integrated, so that
+    // every rectangle of this table sums exactly.
+    const double step = grid_ * ratio / sg;
+    auto positions = [step](double origin, std::size_t points, std::size_t cells) {
+        std::vector<double> at(points);
+        for (std::size_t i = 0; i < points; ++i) at[i] = std::clamp(origin + static_cast<double>(i) * step, 0.0, static_cast<double>(cells));
+        return at;
+    };
+    overlaps(positions(x0 / sg, cols, scells), scells, across_);
+    overlaps(positions(y0 / sg, rows, srows), srows, down_);
+    std::fill_n(data_.begin(), stride, 0u);  // row 0
+    const std::size_t n = scells * kOrientationBins;
+    const auto g = static_cast<float>(gain);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(1, rows), [&](const tbb::blocked_range<std::size_t>& range) {
+        thread_local std::vector<float> sums;
+        thread_local std::vector<std::size_t> from;
+        sums.assign(n + across_.taps * kOrientationBins, 0.0f);  // zeros past the last cell, which weigh 0
+        from.resize(down_.taps);
+        for (std::size_t j = range.begin(); j < range.end(); ++j) {
+            const std::size_t taps = std::min(down_.taps, srows - down_.first[j - 1]);
+            for (std::size_t t = 0; t < taps; ++t) from[t] = down_.first[j - 1] + t;
+            weighted_rows(source.data(), source.row_stride(), from.data(), down_.weights.data() + (j - 1) * down_.taps, taps, n, sums.data());
+            approximate_row(sums.data(), across_, g, data_.data() + j * stride);
+        }
+    });
+    for (std::size_t j = 1; j < rows; ++j) {
+        std::uint32_t* row = data_.data() + j * stride;
+        const std::uint32_t* up = row - stride;
+        for (std::size_t k = 0; k < stride; ++k) row[k] += up[k];
+    }
 }
 
 }  // namespace cascadekit

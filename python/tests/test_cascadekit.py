@@ -155,21 +155,24 @@ def test_bad_images_and_options_are_refused():
 
 
 @pytest.mark.skipif(not CASCADE, reason="CASCADE_EXE (the cascade command) not given")
-@pytest.mark.parametrize("scale_windows", [False, True])
-def test_same_detections_as_the_command(tmp_path, scale_windows):
+@pytest.mark.parametrize("scan", ["resampled", "scale_windows", "approximate_hog"])
+def test_same_detections_as_the_command(tmp_path, scan):
     """The module and `cascade detect` give the same fused boxes on the same image (people in
-    vtest.avi's first frame), with the resampled scan and with scaled windows on octaves."""
+    vtest.avi's first frame), with the resampled scan, with scaled windows on octaves and with HoG
+    histograms approximated from octaves."""
     img = np.ascontiguousarray(sample_frame())
     pgm = tmp_path / "frame.pgm"
     pgm.write_bytes(b"P5\n%d %d\n255\n" % (img.shape[1], img.shape[0]) + img.tobytes())
     out = tmp_path / "d.json"
     subprocess.run([CASCADE, "-q", "detect", "--model", str(PEOPLE), "--backend", "cpu", "--stride", "4",
-                    "--scale-step", "1.1", "--json", str(out), str(pgm)] + (["--scale-windows"] if scale_windows else []),
-                   check=True)
+                    "--scale-step", "1.1", "--json", str(out), str(pgm)] +
+                   ([] if scan == "resampled" else ["--" + scan.replace("_", "-")]), check=True)
     doc = json.loads(out.read_text())
-    assert doc["params"]["scale_windows"] is scale_windows
+    flags = {"scale_windows": scan == "scale_windows", "approximate_hog": scan == "approximate_hog"}
+    for name, value in flags.items():
+        assert doc["params"][name] is value
     want = doc["images"][0]["detections"]
-    got = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1, scale_windows=scale_windows).detect(img)
+    got = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1, **flags).detect(img)
     assert len(got) == len(want) > 0
     for g, w in zip(got, want):
         assert g[:4] == pytest.approx([w["x"], w["y"], w["w"], w["h"]], abs=0.01)

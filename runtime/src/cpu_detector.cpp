@@ -18,6 +18,11 @@
 namespace cascadekit {
 
 namespace {
+// The octave min_scale·2^k at or below a level's scale: its k.
+int octave_of_level(double scale, double min_scale) {
+    return std::max(0, static_cast<int>(std::floor(std::log2(scale / min_scale) + 1e-9)));
+}
+
 const CascadeModel& validated(const CascadeModel& model, const DetectParams& params, const CpuOptions& options) {
     validate_model(model);
     validate(params);
@@ -67,6 +72,15 @@ struct CpuDetector::LevelWork {
     std::size_t pixels = 0;  // of the largest level it held: what its storage has grown to
 };
 
+// DetectParams::approximate_hog: an octave of the frame, smoothed, and its HoG histogram.
+struct CpuDetector::Octave {
+    PyramidLevel image;  // with a border that covers its levels' (level_pad at scale < 2)
+    FramePyramid::Level images;
+    GrayImage smoothed;
+    ColourPlanes smoothed_colour;
+    IntegralHistogram hog;
+};
+
 CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
     : model_(std::move(model)), params_(params), options_(options), evaluator_(validated(model_, params_, options_)) {
     // Detections stay in scan order either way; keep_rejected wants every window in that order.
@@ -95,7 +109,9 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     const GradientParams gradient = model_.hog.gradient();
     const PyramidLevel& image = unit.image;
 
-    frames_.level(image, work.images);
+    // An approximated level reads its own pixels only for its gray integral (LBP stages).
+    const bool approximated = unit.octave >= 0;
+    if (!approximated || evaluator_.needs().gray_integral) frames_.level(image, work.images);
     const GrayImage* gray = &work.images.gray();
     const ColourPlanes* level_colour = work.images.colour();
     if (params_.scale_windows) {
@@ -130,7 +146,21 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     // Every window through the stages its first planes serve: the whole cascade, or (lazy) only
     // the prefix, keeping the survivors for the other planes.
     const std::size_t first = lazy_ ? prefix : n_stages;
-    compute_level_features(img, lazy_ ? evaluator_.prefix_needs() : evaluator_.needs(), gradient, features, level_colour, hog_grid_);
+    // The planes `needs` names: from the level's pixels, or its HoG histogram interpolated from
+    // its octave's. The histogram's sums are scaled by 1/ratio: over a level ratio times coarser a
+    // gradient spans ratio times fewer pixels (a ramp's magnitude ratio times larger on 1/ratio²
+    // as many pixels; an edge's the same on 1/ratio as many), so that ε keeps its weight.
+    auto level_features = [&](FeatureNeeds needs) {
+        if (approximated && needs.hog) {
+            const Octave& o = *octaves_[static_cast<std::size_t>(unit.octave)];
+            const double origin = o.image.pad - image.pad * unit.ratio;  // the level's corner (0, 0) on the octave
+            features.hog.approximate(o.hog, image.width, image.height, hog_grid_, unit.ratio, origin, origin, 1.0 / unit.ratio);
+            features.hog_from_gradients = false;
+            needs.hog = false;
+        }
+        compute_level_features(img, needs, gradient, features, level_colour, hog_grid_);
+    };
+    level_features(lazy_ ? evaluator_.prefix_needs() : evaluator_.needs());
     std::atomic<bool> any(false);
     for (const Scan& scan : unit.scans) {
         const CascadeModel& m = scan.evaluator->model();
@@ -175,13 +205,13 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     for (const Scan& scan : unit.scans)
         for (const LevelRows::Row& rr : rows_[static_cast<std::size_t>(scan.level)]->rows) survivors += rr.survivors.size();
     const double level_mpx = static_cast<double>(image.width) * static_cast<double>(image.height) / 1e6;
-    const bool blocks = survivor_blocks_ && (options_.prefix_planes == PrefixPlanes::SurvivorBlocks ||
+    const bool blocks = !approximated && survivor_blocks_ && (options_.prefix_planes == PrefixPlanes::SurvivorBlocks ||
                                              static_cast<double>(survivors) < options_.integral_from_survivors * level_mpx);
     if (blocks) {
         features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
         features.hog_from_gradients = true;
     } else {
-        compute_level_features(img, rest_needs_, gradient, features, level_colour, hog_grid_);
+        level_features(rest_needs_);
     }
     work.chunks.clear();
     for (std::size_t si = 0; si < unit.scans.size(); ++si) {
@@ -223,9 +253,23 @@ void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width,
     units_width_ = width;
     units_height_ = height;
     units_.clear();
+    octaves_.clear();
     if (!params_.scale_windows) {
-        for (std::size_t i = 0; i < levels.size(); ++i)
+        for (std::size_t i = 0; i < levels.size(); ++i) {
             units_.push_back({levels[i], {{static_cast<int>(i), levels[i].scale, &evaluator_, params_.stride, 0}}});
+            if (!params_.approximate_hog || !evaluator_.needs().hog) continue;
+            // A level between octaves min_scale·2^k and min_scale·2^(k+1) interpolates the
+            // first's histogram; the octaves themselves are computed from their pixels.
+            const double octave_scale = std::ldexp(params_.min_scale, octave_of_level(levels[i].scale, params_.min_scale));
+            const double ratio = levels[i].scale / octave_scale;
+            if (ratio < 1.0 + 1e-9) continue;
+            if (octaves_.empty() || octaves_.back()->image.scale != octave_scale) {
+                octaves_.push_back(std::make_unique<Octave>());
+                octaves_.back()->image = pyramid_level(width, height, octave_scale, 2 * params_.level_pad);
+            }
+            units_.back().octave = static_cast<int>(octaves_.size()) - 1;
+            units_.back().ratio = ratio;
+        }
         return;
     }
     // Octave k: the input at min_scale·2^k, holding the levels of scale in [min_scale·2^k,
@@ -236,9 +280,7 @@ void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width,
     const int pad = (2 * params_.level_pad + grid - 1) / grid * grid;
     while (scaled_.size() < levels.size()) scaled_.push_back(nullptr);
     for (std::size_t i = 0; i < levels.size(); ++i) {
-        const double relative = levels[i].scale / params_.min_scale;
-        const int k = std::max(0, static_cast<int>(std::floor(std::log2(relative) + 1e-9)));
-        const double octave_scale = std::ldexp(params_.min_scale, k);
+        const double octave_scale = std::ldexp(params_.min_scale, octave_of_level(levels[i].scale, params_.min_scale));
         if (units_.empty() || units_.back().image.scale != octave_scale) units_.push_back({pyramid_level(width, height, octave_scale, pad), {}});
         const double ratio = levels[i].scale / octave_scale;
         if (!scaled_[i]) scaled_[i] = std::make_unique<CascadeEvaluator>(scale_model(model_, ratio, grid));
@@ -258,6 +300,21 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     if (levels.empty()) throw DetectError(window_fit_problem(gray.width, gray.height, ww, wh, params_));
     plan_units(levels, gray.width, gray.height);
     frames_.prepare(levels);  // a unit reads no deeper octave than its levels do
+    // approximate_hog: the octaves' smoothed histograms, before any level interpolates them.
+    tbb::parallel_for(std::size_t{0}, octaves_.size(), [&](std::size_t i) {
+        Octave& o = *octaves_[i];
+        frames_.level(o.image, o.images);
+        const GradientParams gradient = model_.hog.gradient();
+        if (const ColourPlanes* c = o.images.colour()) {
+            smooth_binomial(c->r, o.smoothed_colour.r);
+            smooth_binomial(c->g, o.smoothed_colour.g);
+            smooth_binomial(c->b, o.smoothed_colour.b);
+            o.hog.compute(GradientSource(o.smoothed_colour), gradient, hog_grid_);
+        } else {
+            smooth_binomial(o.images.gray(), o.smoothed);
+            o.hog.compute(GradientSource(o.smoothed), gradient, hog_grid_);
+        }
+    });
     DetectResult result;
     const std::size_t n_stages = model_.stages.size();
     result.stats.rejected_per_stage.assign(n_stages, 0);

@@ -35,6 +35,8 @@ void validate(const DetectParams& p) {
                                     std::to_string(p.min_scale));
     if (!std::isfinite(p.max_scale) || p.max_scale < 0.0 || (p.max_scale > 0.0 && p.max_scale < p.min_scale))
         throw std::invalid_argument("max scale must be 0 (no limit) or >= min scale, got " + std::to_string(p.max_scale));
+    if (p.scale_windows && p.approximate_hog)
+        throw std::invalid_argument("scale windows and approximate HoG are two different scans: ask for one of them");
 }
 
 std::string window_fit_problem(int width, int height, int window_width, int window_height, const DetectParams& p) {
@@ -106,8 +108,8 @@ std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const Dete
     options.device = device;
     if (backend == Backend::Cuda) return std::make_unique<CudaDetector>(model, params, options);
     // Auto: CUDA when a device is present and it runs every stage kind of the model and the scan
-    // (not DetectParams::scale_windows); otherwise the CPU, which gives the same detections.
-    if (backend == Backend::Auto && !params.scale_windows && CudaDetector::supports(model) && cuda_available())
+    // (not DetectParams::scale_windows or approximate_hog); otherwise the CPU, which gives the same detections.
+    if (backend == Backend::Auto && !params.scale_windows && !params.approximate_hog && CudaDetector::supports(model) && cuda_available())
         return std::make_unique<CudaDetector>(model, params, options);
 #else
     (void)device;

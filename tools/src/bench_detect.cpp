@@ -234,8 +234,10 @@ int run_bench_detect(const BenchDetectOptions& o) {
             spdlog::warn("no CUDA rows: {}", why);
             gpu = false;
         }
-        if (gpu && o.scale_windows) {
-            if (backend == Backend::Cuda) throw std::runtime_error("--backend cuda: --scale-windows is a CPU scan only");
+        if (gpu && (o.scale_windows || o.approximate_hog)) {
+            if (backend == Backend::Cuda)
+                throw std::runtime_error(std::string("--backend cuda: ") + (o.scale_windows ? "--scale-windows" : "--approximate-hog") +
+                                         " is a CPU scan only");
             gpu = false;
         }
 #else
@@ -285,6 +287,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     p.min_scale = o.min_scale;
                     p.max_scale = o.max_scale;
                     p.scale_windows = o.scale_windows;
+                    p.approximate_hog = o.approximate_hog;
                     validate(p);
                     CpuOptions cpu_options;
                     if (o.cpu_levels > 0) cpu_options.levels_in_flight = o.cpu_levels;
@@ -337,8 +340,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                             frames_ms(*std::max_element(o.cpu_threads.begin(), o.cpu_threads.end()));  // warm-up: every thread's detector
                             interleaved_scaling(o.cpu_threads, o.cpu_repeats, frames_ms, r.bulk_at, r.bulk_up);
                         }
-                        // Scaled windows snap their blocks to the grid: without it, other blocks.
-                        if (r.grid > 1 && !o.scale_windows) {
+                        // Scaled windows snap their blocks to the grid, approximated histograms are
+                        // interpolated between its points: without it, other features.
+                        if (r.grid > 1 && !o.scale_windows && !o.approximate_hog) {
                             CpuOptions full_options = cpu_options;
                             full_options.grid_histograms = false;
                             CpuDetector full(model, p, full_options);
@@ -468,6 +472,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
            << (o.scale_windows ? "; scaled windows: only octaves resampled, the levels between them scanned with the model scaled "
                                  "(--scale-windows; CPU only)"
                                : "")
+           << (o.approximate_hog ? "; HoG histograms computed at the octaves only (smoothed), the levels between them interpolated "
+                                   "(--approximate-hog; CPU only)"
+                                 : "")
            << "\n"
            << "- frame: " << (o.frame.empty() ? "synthetic (bench_image)" : o.frame) << ", resized to each size, 3-channel BGR\n"
            << "- CPU: " << cpu_name() << ", " << all << " hardware threads; GPU: " << device << "\n"

@@ -132,6 +132,7 @@ int run_eval(const EvalOptions& o) {
         params.min_scale = o.min_scale;
         params.level_pad = o.level_pad;
         params.scale_windows = o.scale_windows;
+        params.approximate_hog = o.approximate_hog;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
         // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).

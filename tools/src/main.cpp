@@ -168,6 +168,11 @@ int main(int argc, char** argv) {
                      "Resample only the octaves of the input and scan the levels between them with the model's windows, cells "
                      "and blocks scaled (Viola & Jones' scaled detector): faster on the CPU, approximate features at those "
                      "levels, so other detections; CPU backend only (auto picks it)");
+    detect->add_flag("--approximate-hog", det.params.approximate_hog,
+                     "Compute HoG histograms only at the octaves of the input (smoothed) and interpolate every level's "
+                     "between them from its octave's (Dollar et al.'s fast feature pyramids): faster on the CPU, about as "
+                     "accurate, other scores than the resampled levels'; not with --scale-windows; CPU backend only (auto "
+                     "picks it)");
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
     add_fusion_options(detect, fuse, det.fusion, true);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
@@ -291,6 +296,9 @@ int main(int argc, char** argv) {
     eval->add_flag("--scale-windows", ev.scale_windows,
                    "Full-image scans: resample only the octaves and scan the levels between them with the model scaled "
                    "(cascade detect --scale-windows); CPU backend only");
+    eval->add_flag("--approximate-hog", ev.approximate_hog,
+                   "Full-image scans: HoG histograms of the levels between octaves interpolated from the octaves' (cascade "
+                   "detect --approximate-hog); CPU backend only");
     eval->add_option("--upscale-below", ev.upscale_below,
                      "Full-image scans: images less tall than this many pixels are enlarged 2x (bilinear) first and their "
                      "boxes halved back (the protocol OpenCV's people detector is usually scored by: 400); 0: none")
@@ -423,6 +431,9 @@ int main(int argc, char** argv) {
     bench_detect->add_flag("--scale-windows", bd.scale_windows,
                            "Our CPU rows scan the levels between octaves with the model scaled (cascade detect "
                            "--scale-windows); no CUDA rows then");
+    bench_detect->add_flag("--approximate-hog", bd.approximate_hog,
+                           "Our CPU rows interpolate the HoG histograms of the levels between octaves (cascade detect "
+                           "--approximate-hog); no CUDA rows then");
     bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");
     bench_detect->add_option("--peer", bd.peer,
                              "opencv_hog_peer or opencv_face_peer executable: adds OpenCV rows (1 and all threads)");

@@ -183,6 +183,8 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
     if (!supports(model_, &why)) throw DetectError(why);
     if (params_.scale_windows)
         throw DetectError("DetectParams::scale_windows (--scale-windows): the CUDA backend scans resampled levels only; use --backend cpu");
+    if (params_.approximate_hog)
+        throw DetectError("DetectParams::approximate_hog (--approximate-hog): the CUDA backend computes every level's histograms; use --backend cpu");
     if (!cuda_available(&why)) throw DetectError("the CUDA backend cannot run here: " + why);
     int devices = 0;
     CK(cudaGetDeviceCount(&devices));

@@ -41,6 +41,17 @@ struct GradientSource {
 // Largest rectangle area (pixels) whose integral-histogram sums are guaranteed exact.
 inline constexpr long long kMaxExactRectArea = 0xFFFFFFFFLL / kMaxQuantisedMagnitude;  // 46522
 
+namespace detail {
+// IntegralHistogram::approximate: the share of each source cell inside each cell between
+// consecutive points of the coarser table, along one axis: cell i reads source cells first[i] …
+// first[i] + taps − 1 with weights[i·taps …] (0 past the source's last cell).
+struct CellOverlaps {
+    std::vector<std::size_t> first;
+    std::vector<float> weights;
+    std::size_t taps = 1;
+};
+}  // namespace detail
+
 class IntegralHistogram {
 public:
     IntegralHistogram() = default;
@@ -61,6 +72,19 @@ public:
     // zhu-gridG pools scanned at a stride that is a multiple of G). The pixels' gradients are
     // added into their cells, then the cells integrated.
     void compute(const GradientSource& image, GradientParams params = {}, int grid = 1);
+
+    // Approximates the grid-G table of an image `width`×`height` that samples `source`'s image
+    // more coarsely (Dollár et al., "Fast Feature Pyramids for Object Detection", PAMI 2014:
+    // gradient histograms of a coarser level predicted from a finer one instead of computed
+    // from the level's own pixels). This image's corner (X, Y) lies at the source image's
+    // corner (x0 + X·ratio, y0 + Y·ratio); the source's table is read there by bilinear
+    // interpolation between its points (its bins' density taken as uniform inside each of its
+    // cells; corners outside it clamp to its edge), and every cell's interpolated sums times
+    // `gain` are rounded to integers and integrated, so that every rectangle's sums are exact
+    // integers of this table as for compute(). ratio ≥ 1 (a coarser image); grid ≥ 1.
+    // Parallel over rows (TBB); reuses storage; deterministic for any thread count.
+    void approximate(const IntegralHistogram& source, int width, int height, int grid, double ratio, double x0, double y0,
+                     double gain);
 
     int width() const { return width_; }    // image width
     int height() const { return height_; }  // image height
@@ -91,6 +115,7 @@ private:
     std::vector<std::uint32_t> entries_;  // compute's gradient entries (several threads), kept for reuse
     std::vector<std::uint32_t> sums_;     // and its per-band column sums
     ColourPlanes levels_;                 // the source's planes through the gamma table (r alone for gray), kept for reuse
+    detail::CellOverlaps across_, down_;  // approximate's, along x and y, kept for reuse
 };
 
 // The per-pixel input of an integral histogram without the integration: each pixel's

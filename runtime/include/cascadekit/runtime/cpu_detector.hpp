@@ -73,6 +73,10 @@ private:
     struct Unit {
         PyramidLevel image;
         std::vector<Scan> scans;
+        // DetectParams::approximate_hog: the octave (in octaves_) whose HoG histogram this level
+        // interpolates, and the level's scale over the octave's; -1: the level's own pixels.
+        int octave = -1;
+        double ratio = 1.0;
     };
     void detect_unit(const Unit& unit, LevelWork& work) const;
     // The frame's units: its levels, or its octaves (DetectParams::scale_windows).
@@ -94,6 +98,10 @@ private:
     // DetectParams::scale_windows: level i's model scaled to its octave (the same for every
     // frame: the levels' scales do not depend on the frame's size), built when first needed.
     std::vector<std::unique_ptr<CascadeEvaluator>> scaled_;
+    // DetectParams::approximate_hog: the frame's octaves that levels interpolate, for frames of
+    // this size; their histograms are computed before the levels are detected.
+    struct Octave;
+    std::vector<std::unique_ptr<Octave>> octaves_;
 };
 
 }  // namespace cascadekit

@@ -42,6 +42,16 @@ struct DetectParams {
     // The shipped people hybrid at 1280×960, ×1.05, stride 8 on one thread:
     // experiments/results/inria-hybrid.md, "Scaled windows on octaves".
     bool scale_windows = false;
+    // false: every level's HoG integral histogram is computed from the level's own pixels.
+    // true (CPU backend only; not with scale_windows): only at the octaves (scales
+    // min_scale·2^k) are HoG histograms computed from pixels, of the octave smoothed
+    // (smooth_binomial); every level between two octaves gets its histogram by interpolating
+    // the octave's (IntegralHistogram::approximate: Dollár et al.'s fast feature pyramids,
+    // PAMI 2014) and is scanned by the model itself, as resampled. Levels still get their own
+    // gray images where an LBP stage reads them. Other scores and detections than the resampled
+    // scan, of about the same accuracy; faster on the CPU. The CUDA backend refuses it. Figures:
+    // experiments/results/inria-hybrid.md, "HoG histograms approximated from octaves".
+    bool approximate_hog = false;
 };
 
 // Throws std::invalid_argument naming the bad parameter.
