@@ -10,7 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 out=experiments/results/inria/scaled-windows
 export CASCADEKIT_DATA=${CASCADEKIT_DATA:-../shared/data}
-photo=$CASCADEKIT_DATA/PennFudanPed/PNGImages/$(ls "$CASCADEKIT_DATA/PennFudanPed/PNGImages" | sed -n 41p)
 models="inria-hybrid inria-hog-cascade"
 lamr() { grep -o 'log-average miss rate [0-9.]*' "$1" | head -1 | cut -d' ' -f4; }
 if [[ " $* " == *" accuracy "* ]]; then
@@ -29,23 +28,6 @@ if [[ " $* " == *" accuracy "* ]]; then
   done
 fi
 if [[ " $* " == *" speed "* ]]; then
-  run() {  # NAME MODEL FRAME FLAGS...
-    local name=$1 model=$2 frame=$3; shift 3
-    build/tools/cascade -q bench detect --backend cpu --model experiments/models/$model.h5 --sizes 1280x960 \
-        --scale-steps 1.05 --strides 8 --cpu-repeats 5 --cpu-threads 1 ${frame:+--frame "$frame"} "$@" \
-        --out "$out/$name.md" > /dev/null 2>&1
-    grep 'cascadekit CPU, 1 thread' "$out/$name.md" | cut -d'|' -f3 | tr -d ' '
-  }
-  for r in $(seq 1 "${ROUNDS:-3}"); do
-    for frame in synthetic photo; do
-      f=; [ $frame = photo ] && f=$photo
-      line="round $r, $frame:"
-      for m in $models; do
-        peer=(); [ $frame = synthetic ] && [ $m = inria-hybrid ] && peer=(--peer build/experiments/opencv_hog_peer)
-        line+=" $m $(run $m-resampled-$frame-$r $m "$f" "${peer[@]}") / scaled $(run $m-scaled-$frame-$r $m "$f" --scale-windows)"
-      done
-      [ $frame = synthetic ] && line+=" OpenCV HOG $(grep 'OpenCV HOG, 1 thread' $out/inria-hybrid-resampled-synthetic-$r.md | cut -d'|' -f3 | tr -d ' ')"
-      echo "$line"
-    done
-  done
+  source experiments/results/inria/scan-rounds.sh
+  speed_rounds $out resampled scaled:--scale-windows
 fi

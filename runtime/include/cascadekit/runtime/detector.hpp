@@ -48,7 +48,9 @@ struct DetectParams {
     // (smooth_binomial); every level between two octaves gets its histogram by interpolating
     // the octave's (IntegralHistogram::approximate: Dollár et al.'s fast feature pyramids,
     // PAMI 2014) and is scanned by the model itself, as resampled. Levels still get their own
-    // gray images where an LBP stage reads them. Other scores and detections than the resampled
+    // gray images where an LBP stage reads them; after an LBP prefix a level's HoG histogram is
+    // always the interpolated one (CpuOptions::prefix_planes' survivor blocks would need the
+    // level's own gradients). Other scores and detections than the resampled
     // scan, of about the same accuracy; faster on the CPU. The CUDA backend refuses it. Figures:
     // experiments/results/inria-hybrid.md, "HoG histograms approximated from octaves".
     bool approximate_hog = false;
