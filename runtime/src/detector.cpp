@@ -36,7 +36,7 @@ void validate(const DetectParams& p) {
     if (!std::isfinite(p.max_scale) || p.max_scale < 0.0 || (p.max_scale > 0.0 && p.max_scale < p.min_scale))
         throw std::invalid_argument("max scale must be 0 (no limit) or >= min scale, got " + std::to_string(p.max_scale));
     if (p.scale_windows && p.approximate_hog)
-        throw std::invalid_argument("scale windows and approximate HoG are two different scans: ask for one of them");
+        throw std::invalid_argument("scale_windows and approximate_hog (--scale-windows, --approximate-hog) are two different scans: ask for one of them");
 }
 
 std::string window_fit_problem(int width, int height, int window_width, int window_height, const DetectParams& p) {
