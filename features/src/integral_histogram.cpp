@@ -433,20 +433,22 @@ void overlaps(const std::vector<double>& at, std::size_t source_cells, detail::C
         }
 }
 
-// out[k] = Σ_t w[t]·(source cell row rows[t])[k], k < n (kOrientationBins a cell): each cell's
-// sums from the source's integral (modular differences, exact; below 2^24 for cells of grids up
-// to 4, so exact as floats too).
+// out[k] = Σ_t w[t]·rows[t][k], k < n: source cell rows (HistogramCells) weighted.
 CASCADEKIT_SIMD_CLONES
-void weighted_rows(const std::uint32_t* source, std::size_t stride, const std::size_t* rows, const float* w, std::size_t taps,
-                   std::size_t n, float* __restrict out) {
-    constexpr std::size_t B = kOrientationBins;
+void weighted_rows(const float* const* rows, const float* w, std::size_t taps, std::size_t n, float* __restrict out) {
     std::fill_n(out, n, 0.0f);
     for (std::size_t t = 0; t < taps; ++t) {
-        const std::uint32_t* top = source + rows[t] * stride;
-        const std::uint32_t* bottom = top + stride;
+        const float* from = rows[t];
         const float wt = w[t];
-        for (std::size_t k = 0; k < n; ++k) out[k] += wt * static_cast<float>(bottom[k + B] - bottom[k] - top[k + B] + top[k]);
+        for (std::size_t k = 0; k < n; ++k) out[k] += wt * from[k];
     }
+}
+
+// A row of a grid table's cells as floats: modular differences of its point rows, exact.
+CASCADEKIT_SIMD_CLONES
+void cell_row(const std::uint32_t* __restrict top, const std::uint32_t* __restrict bottom, std::size_t n, float* __restrict out) {
+    constexpr std::size_t B = kOrientationBins;
+    for (std::size_t k = 0; k < n; ++k) out[k] = static_cast<float>(bottom[k + B] - bottom[k] - top[k + B] + top[k]);
 }
 
 // One row of the coarser table from its cells' source row sums (weighted_rows): each cell's
@@ -468,20 +470,43 @@ void approximate_row(const float* sums, const detail::CellOverlaps& ox, float ga
 }
 }  // namespace
 
+void HistogramCells::compute(const IntegralHistogram& table) {
+    width_ = table.width();
+    height_ = table.height();
+    grid_ = table.grid();
+    columns_ = table.columns() - 1;
+    rows_ = static_cast<std::size_t>(height_ / grid_);
+    const std::size_t n = columns_ * kOrientationBins;
+    if (sums_.size() < n * rows_) sums_.resize(n * rows_);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows_), [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t r = range.begin(); r < range.end(); ++r) {
+            const std::uint32_t* top = table.data() + r * table.row_stride();
+            cell_row(top, top + table.row_stride(), n, sums_.data() + r * n);
+        }
+    });
+}
+
 void IntegralHistogram::approximate(const IntegralHistogram& source, int width, int height, int grid, double ratio, double x0,
+                                    double y0, double gain) {
+    if (&source == this) throw std::invalid_argument("IntegralHistogram::approximate: the source must be another table");
+    HistogramCells cells;
+    cells.compute(source);
+    approximate(cells, width, height, grid, ratio, x0, y0, gain);
+}
+
+void IntegralHistogram::approximate(const HistogramCells& source, int width, int height, int grid, double ratio, double x0,
                                     double y0, double gain) {
     if (grid < 1) throw std::invalid_argument("IntegralHistogram::approximate: grid must be at least 1, not " + std::to_string(grid));
     if (!(ratio >= 1.0) || !std::isfinite(ratio) || !std::isfinite(x0) || !std::isfinite(y0) || !(gain >= 0.0) || !std::isfinite(gain))
         throw std::invalid_argument("IntegralHistogram::approximate: ratio must be at least 1, offsets finite, gain finite and >= 0");
     if (width < 0 || height < 0) throw std::invalid_argument("IntegralHistogram::approximate: negative size");
-    if (&source == this) throw std::invalid_argument("IntegralHistogram::approximate: the source must be another table");
     width_ = width;
     height_ = height;
     grid_ = grid;
     const std::size_t cols = columns(), rows = static_cast<std::size_t>(height_ / grid_) + 1, stride = row_stride();
     if (const std::size_t n = stride * rows; data_.size() < n) data_.resize(n);
     const int sg = source.grid();
-    const std::size_t scells = source.columns() - 1, srows = static_cast<std::size_t>(source.height() / sg);  // source cells
+    const std::size_t scells = source.columns(), srows = source.rows();  // source cells
     if (scells == 0 || srows == 0) {  // a source without a whole cell: no sums
         std::fill_n(data_.begin(), stride * rows, 0u);
         return;
@@ -504,13 +529,13 @@ void IntegralHistogram::approximate(const IntegralHistogram& source, int width, 
     const auto g = static_cast<float>(gain);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(1, rows), [&](const tbb::blocked_range<std::size_t>& range) {
         thread_local std::vector<float> sums;
-        thread_local std::vector<std::size_t> from;
+        thread_local std::vector<const float*> from;
         sums.assign(n + across_.taps * kOrientationBins, 0.0f);  // zeros past the last cell, which weigh 0
         from.resize(down_.taps);
         for (std::size_t j = range.begin(); j < range.end(); ++j) {
             const std::size_t taps = std::min(down_.taps, srows - down_.first[j - 1]);
-            for (std::size_t t = 0; t < taps; ++t) from[t] = down_.first[j - 1] + t;
-            weighted_rows(source.data(), source.row_stride(), from.data(), down_.weights.data() + (j - 1) * down_.taps, taps, n, sums.data());
+            for (std::size_t t = 0; t < taps; ++t) from[t] = source.row(down_.first[j - 1] + t);
+            weighted_rows(from.data(), down_.weights.data() + (j - 1) * down_.taps, taps, n, sums.data());
             approximate_row(sums.data(), across_, g, data_.data() + j * stride);
         }
     });

@@ -79,6 +79,7 @@ struct CpuDetector::Octave {
     GrayImage smoothed;
     ColourPlanes smoothed_colour;
     IntegralHistogram hog;
+    HistogramCells cells;  // hog's cells, which its levels read
 };
 
 CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
@@ -154,7 +155,7 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
         if (approximated && needs.hog) {
             const Octave& o = *octaves_[static_cast<std::size_t>(unit.octave)];
             const double origin = o.image.pad - image.pad * unit.ratio;  // the level's corner (0, 0) on the octave
-            features.hog.approximate(o.hog, image.width, image.height, hog_grid_, unit.ratio, origin, origin, 1.0 / unit.ratio);
+            features.hog.approximate(o.cells, image.width, image.height, hog_grid_, unit.ratio, origin, origin, 1.0 / unit.ratio);
             features.hog_from_gradients = false;
             needs.hog = false;
         }
@@ -314,6 +315,7 @@ DetectResult CpuDetector::detect(const ImageView& image) {
             smooth_binomial(o.images.gray(), o.smoothed);
             o.hog.compute(GradientSource(o.smoothed), gradient, hog_grid_);
         }
+        o.cells.compute(o.hog);
     });
     DetectResult result;
     const std::size_t n_stages = model_.stages.size();

@@ -41,6 +41,8 @@ struct GradientSource {
 // Largest rectangle area (pixels) whose integral-histogram sums are guaranteed exact.
 inline constexpr long long kMaxExactRectArea = 0xFFFFFFFFLL / kMaxQuantisedMagnitude;  // 46522
 
+class HistogramCells;
+
 namespace detail {
 // IntegralHistogram::approximate: the share of each source cell inside each cell between
 // consecutive points of the coarser table, along one axis: cell i reads source cells first[i] …
@@ -85,6 +87,10 @@ public:
     // Parallel over rows (TBB); reuses storage; deterministic for any thread count.
     void approximate(const IntegralHistogram& source, int width, int height, int grid, double ratio, double x0, double y0,
                      double gain);
+    // The same from the source's cells (HistogramCells::compute of it): for a source that many
+    // levels read, whose cells are then formed once.
+    void approximate(const HistogramCells& source, int width, int height, int grid, double ratio, double x0, double y0,
+                     double gain);
 
     int width() const { return width_; }    // image width
     int height() const { return height_; }  // image height
@@ -116,6 +122,25 @@ private:
     std::vector<std::uint32_t> sums_;     // and its per-band column sums
     ColourPlanes levels_;                 // the source's planes through the gamma table (r alone for gray), kept for reuse
     detail::CellOverlaps across_, down_;  // approximate's, along x and y, kept for reuse
+};
+
+// A grid integral histogram's cells: each G×G cell's 9 sums as floats (exact below 2^24: cells of
+// grids up to 4), cells in rows, the source IntegralHistogram::approximate reads.
+class HistogramCells {
+public:
+    // Reuses storage; parallel over rows (TBB).
+    void compute(const IntegralHistogram& table);
+    int width() const { return width_; }    // the table's image size and grid
+    int height() const { return height_; }
+    int grid() const { return grid_; }
+    std::size_t columns() const { return columns_; }  // whole cells along x and y
+    std::size_t rows() const { return rows_; }
+    const float* row(std::size_t r) const { return sums_.data() + r * columns_ * kOrientationBins; }
+
+private:
+    int width_ = 0, height_ = 0, grid_ = 1;
+    std::size_t columns_ = 0, rows_ = 0;
+    std::vector<float> sums_;
 };
 
 // The per-pixel input of an integral histogram without the integration: each pixel's
