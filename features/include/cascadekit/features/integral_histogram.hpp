@@ -83,8 +83,11 @@ public:
     // interpolation between its points (its bins' density taken as uniform inside each of its
     // cells; corners outside it clamp to its edge), and every cell's interpolated sums times
     // `gain` are rounded to integers and integrated, so that every rectangle's sums are exact
-    // integers of this table as for compute(). ratio ≥ 1 (a coarser image); grid ≥ 1.
-    // Parallel over rows (TBB); reuses storage; deterministic for any thread count.
+    // integers of this table as for compute(). The weighted sums are floats: within 1 of the
+    // exact reading while a cell's sums stay below 2^24 (the source's cells on grids up to 4 and
+    // ratios below 2); a cell's sum saturates at 2·10^9. ratio ≥ 1 (a coarser image); grid ≥ 1;
+    // gain ≥ 0; std::invalid_argument otherwise. Parallel over rows (TBB); reuses storage;
+    // deterministic for any thread count.
     void approximate(const IntegralHistogram& source, int width, int height, int grid, double ratio, double x0, double y0,
                      double gain);
     // The same from the source's cells (HistogramCells::compute of it): for a source that many
