@@ -861,9 +861,10 @@ TEST(ScaledWindows, ScaledModelsKeepTheirCellsAndBlocksInsideAndOnTheGrid) {
 }
 
 namespace {
-// The scaled-window scan at a scale step of 2 by hand: every level is an octave, scanned by the
-// model itself (ratio 1) on its image smoothed (smooth_binomial); each window evaluated alone.
-std::vector<Detection> octave_scan_reference(const CascadeModel& m, const GrayImage& img, const DetectParams& p) {
+// A scan by hand: every level of p's pyramid of img, its features from `features(i, level,
+// octaves, f)`, every window evaluated alone; the accepted ones as the detectors report them.
+template <class Features>
+std::vector<Detection> reference_scan(const CascadeModel& m, const GrayImage& img, const DetectParams& p, Features features) {
     const auto levels = plan_pyramid(img.width, img.height, m.window_width, m.window_height, p.scale_step, p.min_scale, p.max_scale,
                                      p.level_pad);
     Octaves octaves;
@@ -872,11 +873,8 @@ std::vector<Detection> octave_scan_reference(const CascadeModel& m, const GrayIm
     std::vector<Detection> out;
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const PyramidLevel& level = levels[i];
-        GrayImage resampled, smoothed;
-        resample_level(octaves, level, resampled);
-        smooth_binomial(resampled, smoothed);
         LevelFeatures f;
-        compute_level_features(smoothed, evaluator.needs(), m.hog.gradient(), f);
+        features(evaluator, level, octaves, f);
         for (int y = 0; y + m.window_height <= level.height; y += p.stride)
             for (int x = 0; x + m.window_width <= level.width; x += p.stride) {
                 const WindowOutcome o = evaluator.evaluate(f, x, y);
@@ -887,6 +885,36 @@ std::vector<Detection> octave_scan_reference(const CascadeModel& m, const GrayIm
             }
     }
     return out;
+}
+
+// The scaled-window scan at a scale step of 2 by hand: every level is an octave, scanned by the
+// model itself (ratio 1) on its image smoothed (smooth_binomial).
+std::vector<Detection> octave_scan_reference(const CascadeModel& m, const GrayImage& img, const DetectParams& p) {
+    return reference_scan(m, img, p, [&](const CascadeEvaluator& evaluator, const PyramidLevel& level, Octaves& octaves, LevelFeatures& f) {
+        GrayImage resampled, smoothed;
+        resample_level(octaves, level, resampled);
+        smooth_binomial(resampled, smoothed);
+        compute_level_features(smoothed, evaluator.needs(), m.hog.gradient(), f);
+    });
+}
+
+// The bars of FindsBarsAtTheirPlacesAndScalesAndNowhereElse at scales 1 and 1.44 (the second
+// between octaves 0 and 1), and what a scan `p` of them must find: one fused mode a bar, where it
+// is, a window between scales 1.3 and 1.6, nothing on a blank image, the CPU for Backend::Auto.
+const std::vector<Bar> kBarsBetweenOctaves = {{32, 24, 1.0}, {160 * 1.44, 80 * 1.44, 1.44}};
+void expect_bars_between_octaves(const DetectResult& r, const DetectParams& p) {
+    const auto fused = fuse_meanshift(r.detections, 64, 128, {});
+    ASSERT_EQ(fused.size(), kBarsBetweenOctaves.size());
+    for (const Bar& b : kBarsBetweenOctaves) {
+        const double cx = b.wx + 32 * b.s, cy = b.wy + 64 * b.s;
+        EXPECT_TRUE(std::any_of(fused.begin(), fused.end(), [&](const Detection& d) {
+            return std::abs(d.x + d.w / 2 - cx) <= 6 * b.s && std::abs(d.y + d.h / 2 - cy) <= 16 * b.s && d.scale / b.s < 1.25 &&
+                   b.s / d.scale < 1.25;
+        })) << "bar at scale " << b.s;
+    }
+    EXPECT_TRUE(std::any_of(r.detections.begin(), r.detections.end(), [](const Detection& d) { return d.scale > 1.3 && d.scale < 1.6; }));
+    EXPECT_TRUE(detect(bar_model(), constant_image(420, 400, 90), p).detections.empty());
+    EXPECT_EQ(Detector::create(bar_model(), p)->backend_name(), "cpu");
 }
 }  // namespace
 
@@ -937,8 +965,7 @@ TEST(CpuDetector, ScaledWindowsAtOctaveStepsAreSmoothedOctaves) {
 // the model scaled by 1.44), one fused mode each, where they are; and nothing on a blank image.
 // About as many windows as the resampled scan.
 TEST(CpuDetector, ScaledWindowsFindTheBarsBetweenOctaves) {
-    const std::vector<Bar> bars = {{32, 24, 1.0}, {160 * 1.44, 80 * 1.44, 1.44}};
-    const GrayImage img = bar_scene(420, 400, bars);
+    const GrayImage img = bar_scene(420, 400, kBarsBetweenOctaves);
     DetectParams p;
     p.scale_step = 1.2;
     p.stride = 4;
@@ -948,19 +975,7 @@ TEST(CpuDetector, ScaledWindowsFindTheBarsBetweenOctaves) {
     EXPECT_NEAR(static_cast<double>(r.stats.windows_scanned), static_cast<double>(resampled.stats.windows_scanned),
                 0.1 * static_cast<double>(resampled.stats.windows_scanned));
     EXPECT_EQ(r.stats.levels, resampled.stats.levels);
-    const auto fused = fuse_meanshift(r.detections, 64, 128, {});
-    ASSERT_EQ(fused.size(), bars.size());
-    for (const Bar& b : bars) {
-        const double cx = b.wx + 32 * b.s, cy = b.wy + 64 * b.s;
-        EXPECT_TRUE(std::any_of(fused.begin(), fused.end(), [&](const Detection& d) {
-            return std::abs(d.x + d.w / 2 - cx) <= 6 * b.s && std::abs(d.y + d.h / 2 - cy) <= 16 * b.s && d.scale / b.s < 1.25 &&
-                   b.s / d.scale < 1.25;
-        })) << "bar at scale " << b.s;
-    }
-    EXPECT_TRUE(std::any_of(r.detections.begin(), r.detections.end(), [](const Detection& d) { return d.scale > 1.3 && d.scale < 1.6; }));
-    EXPECT_TRUE(detect(bar_model(), constant_image(420, 400, 90), p).detections.empty());
-    // The CPU backend is what Backend::Auto gives for this scan, whatever the machine has.
-    EXPECT_EQ(Detector::create(bar_model(), p)->backend_name(), "cpu");
+    expect_bars_between_octaves(r, p);
 }
 
 namespace {
@@ -970,41 +985,23 @@ namespace {
 // over the ratio); an octave its own; gray integrals from each level's own image; every window
 // evaluated alone.
 std::vector<Detection> approximated_scan_reference(const CascadeModel& m, const GrayImage& img, const DetectParams& p) {
-    const auto levels = plan_pyramid(img.width, img.height, m.window_width, m.window_height, p.scale_step, p.min_scale, p.max_scale,
-                                     p.level_pad);
-    Octaves octaves;
-    octaves.reset(img);
-    const CascadeEvaluator evaluator(m);
     const int grid = std::max(1, hog_scan_grid(m, p.stride));
-    std::vector<Detection> out;
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-        const PyramidLevel& level = levels[i];
+    return reference_scan(m, img, p, [&](const CascadeEvaluator& evaluator, const PyramidLevel& level, Octaves& octaves, LevelFeatures& f) {
         GrayImage resampled;
         resample_level(octaves, level, resampled);
-        LevelFeatures f;
         compute_level_features(resampled, evaluator.needs(), m.hog.gradient(), f, nullptr, grid);
         const int k = static_cast<int>(std::floor(std::log2(level.scale / p.min_scale) + 1e-9));
         const double octave_scale = std::ldexp(p.min_scale, k), ratio = level.scale / octave_scale;
-        if (ratio > 1 + 1e-9) {
-            const PyramidLevel octave = pyramid_level(img.width, img.height, octave_scale, 2 * p.level_pad);
-            GrayImage image, smoothed;
-            resample_level(octaves, octave, image);
-            smooth_binomial(image, smoothed);
-            IntegralHistogram source;
-            source.compute(smoothed, m.hog.gradient(), grid);
-            const double origin = octave.pad - level.pad * ratio;
-            f.hog.approximate(source, level.width, level.height, grid, ratio, origin, origin, 1 / ratio);
-        }
-        for (int y = 0; y + m.window_height <= level.height; y += p.stride)
-            for (int x = 0; x + m.window_width <= level.width; x += p.stride) {
-                const WindowOutcome o = evaluator.evaluate(f, x, y);
-                if (o.rejected_at >= 0) continue;
-                out.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, m.window_width * level.scale,
-                               m.window_height * level.scale, o.score, static_cast<int>(i), level.scale,
-                               static_cast<int>(m.stages.size())});
-            }
-    }
-    return out;
+        if (ratio <= 1 + 1e-9) return;
+        const PyramidLevel octave = pyramid_level(img.width, img.height, octave_scale, 2 * p.level_pad);
+        GrayImage image, smoothed;
+        resample_level(octaves, octave, image);
+        smooth_binomial(image, smoothed);
+        IntegralHistogram source;
+        source.compute(smoothed, m.hog.gradient(), grid);
+        const double origin = octave.pad - level.pad * ratio;
+        f.hog.approximate(source, level.width, level.height, grid, ratio, origin, origin, 1 / ratio);
+    });
 }
 }  // namespace
 
@@ -1066,8 +1063,7 @@ TEST(CpuDetector, ApproximatedHogIsTheSmoothedOctaveReadAtEachLevel) {
 // scales 1 and 1.44: the second read from octave 0's histogram), one fused mode each, where they
 // are, with as many windows scanned; nothing on a blank image; Backend::Auto gives the CPU.
 TEST(CpuDetector, ApproximatedHogFindsTheBarsBetweenOctaves) {
-    const std::vector<Bar> bars = {{32, 24, 1.0}, {160 * 1.44, 80 * 1.44, 1.44}};
-    const GrayImage img = bar_scene(420, 400, bars);
+    const GrayImage img = bar_scene(420, 400, kBarsBetweenOctaves);
     DetectParams p;
     p.scale_step = 1.2;
     p.stride = 4;
@@ -1075,18 +1071,7 @@ TEST(CpuDetector, ApproximatedHogFindsTheBarsBetweenOctaves) {
     p.approximate_hog = true;
     const DetectResult r = detect(bar_model(), img, p);
     EXPECT_EQ(r.stats.windows_scanned, resampled.stats.windows_scanned);
-    const auto fused = fuse_meanshift(r.detections, 64, 128, {});
-    ASSERT_EQ(fused.size(), bars.size());
-    for (const Bar& b : bars) {
-        const double cx = b.wx + 32 * b.s, cy = b.wy + 64 * b.s;
-        EXPECT_TRUE(std::any_of(fused.begin(), fused.end(), [&](const Detection& d) {
-            return std::abs(d.x + d.w / 2 - cx) <= 6 * b.s && std::abs(d.y + d.h / 2 - cy) <= 16 * b.s && d.scale / b.s < 1.25 &&
-                   b.s / d.scale < 1.25;
-        })) << "bar at scale " << b.s;
-    }
-    EXPECT_TRUE(std::any_of(r.detections.begin(), r.detections.end(), [](const Detection& d) { return d.scale > 1.3 && d.scale < 1.6; }));
-    EXPECT_TRUE(detect(bar_model(), constant_image(420, 400, 90), p).detections.empty());
-    EXPECT_EQ(Detector::create(bar_model(), p)->backend_name(), "cpu");
+    expect_bars_between_octaves(r, p);
 }
 
 // The CUDA backend's staging copy (host code, built in every configuration): every byte arrives,

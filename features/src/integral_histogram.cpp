@@ -471,11 +471,9 @@ void approximate_row(const float* sums, const detail::CellOverlaps& ox, float ga
 }  // namespace
 
 void HistogramCells::compute(const IntegralHistogram& table) {
-    width_ = table.width();
-    height_ = table.height();
     grid_ = table.grid();
     columns_ = table.columns() - 1;
-    rows_ = static_cast<std::size_t>(height_ / grid_);
+    rows_ = static_cast<std::size_t>(table.height() / grid_);
     const std::size_t n = columns_ * kOrientationBins;
     if (sums_.size() < n * rows_) sums_.resize(n * rows_);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows_), [&](const tbb::blocked_range<std::size_t>& range) {

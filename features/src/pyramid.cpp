@@ -120,6 +120,12 @@ void smooth_binomial(const GrayImage& src, GrayImage& dst) {
     });
 }
 
+void smooth_binomial(const ColourPlanes& src, ColourPlanes& dst) {
+    smooth_binomial(src.r, dst.r);
+    smooth_binomial(src.g, dst.g);
+    smooth_binomial(src.b, dst.b);
+}
+
 void Octaves::reset(const GrayImage& image) {
     base_ = &image;
     built_ = 0;

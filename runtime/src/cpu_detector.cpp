@@ -125,9 +125,7 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
             gray = &work.smoothed;
         }
         if (level_colour) {
-            smooth_binomial(level_colour->r, work.smoothed_colour.r);
-            smooth_binomial(level_colour->g, work.smoothed_colour.g);
-            smooth_binomial(level_colour->b, work.smoothed_colour.b);
+            smooth_binomial(*level_colour, work.smoothed_colour);
             level_colour = &work.smoothed_colour;
         }
     }
@@ -305,15 +303,12 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     tbb::parallel_for(std::size_t{0}, octaves_.size(), [&](std::size_t i) {
         Octave& o = *octaves_[i];
         frames_.level(o.image, o.images);
-        const GradientParams gradient = model_.hog.gradient();
         if (const ColourPlanes* c = o.images.colour()) {
-            smooth_binomial(c->r, o.smoothed_colour.r);
-            smooth_binomial(c->g, o.smoothed_colour.g);
-            smooth_binomial(c->b, o.smoothed_colour.b);
-            o.hog.compute(GradientSource(o.smoothed_colour), gradient, hog_grid_);
+            smooth_binomial(*c, o.smoothed_colour);
+            o.hog.compute(GradientSource(o.smoothed_colour), model_.hog.gradient(), hog_grid_);
         } else {
             smooth_binomial(o.images.gray(), o.smoothed);
-            o.hog.compute(GradientSource(o.smoothed), gradient, hog_grid_);
+            o.hog.compute(GradientSource(o.smoothed), model_.hog.gradient(), hog_grid_);
         }
         o.cells.compute(o.hog);
     });

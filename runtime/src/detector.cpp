@@ -39,6 +39,12 @@ void validate(const DetectParams& p) {
         throw std::invalid_argument("scale_windows and approximate_hog (--scale-windows, --approximate-hog) are two different scans: ask for one of them");
 }
 
+const char* cpu_only_scan(const DetectParams& p) {
+    if (p.scale_windows) return "--scale-windows";
+    if (p.approximate_hog) return "--approximate-hog";
+    return nullptr;
+}
+
 std::string window_fit_problem(int width, int height, int window_width, int window_height, const DetectParams& p) {
     if (!plan_pyramid(width, height, window_width, window_height, p.scale_step, p.min_scale, p.max_scale, p.level_pad).empty())
         return {};
@@ -108,8 +114,8 @@ std::unique_ptr<Detector> Detector::create(const CascadeModel& model, const Dete
     options.device = device;
     if (backend == Backend::Cuda) return std::make_unique<CudaDetector>(model, params, options);
     // Auto: CUDA when a device is present and it runs every stage kind of the model and the scan
-    // (not DetectParams::scale_windows or approximate_hog); otherwise the CPU, which gives the same detections.
-    if (backend == Backend::Auto && !params.scale_windows && !params.approximate_hog && CudaDetector::supports(model) && cuda_available())
+    // (not a cpu_only_scan); otherwise the CPU, which gives the same detections.
+    if (backend == Backend::Auto && !cpu_only_scan(params) && CudaDetector::supports(model) && cuda_available())
         return std::make_unique<CudaDetector>(model, params, options);
 #else
     (void)device;

@@ -234,10 +234,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
             spdlog::warn("no CUDA rows: {}", why);
             gpu = false;
         }
-        if (gpu && (o.scale_windows || o.approximate_hog)) {
-            if (backend == Backend::Cuda)
-                throw std::runtime_error(std::string("--backend cuda: ") + (o.scale_windows ? "--scale-windows" : "--approximate-hog") +
-                                         " is a CPU scan only");
+        DetectParams cpu_scan;
+        cpu_scan.scale_windows = o.scale_windows;
+        cpu_scan.approximate_hog = o.approximate_hog;
+        if (const char* option = cpu_only_scan(cpu_scan); gpu && option) {
+            if (backend == Backend::Cuda) throw std::runtime_error(std::string("--backend cuda: ") + option + " is a CPU scan only");
             gpu = false;
         }
 #else

@@ -133,15 +133,13 @@ class HistogramCells {
 public:
     // Reuses storage; parallel over rows (TBB).
     void compute(const IntegralHistogram& table);
-    int width() const { return width_; }    // the table's image size and grid
-    int height() const { return height_; }
-    int grid() const { return grid_; }
+    int grid() const { return grid_; }  // the table's
     std::size_t columns() const { return columns_; }  // whole cells along x and y
     std::size_t rows() const { return rows_; }
     const float* row(std::size_t r) const { return sums_.data() + r * columns_ * kOrientationBins; }
 
 private:
-    int width_ = 0, height_ = 0, grid_ = 1;
+    int grid_ = 1;
     std::size_t columns_ = 0, rows_ = 0;
     std::vector<float> sums_;
 };

@@ -85,6 +85,8 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
 // (DetectParams::scale_windows) reads the octave smoothed so, so that its gradients and cells
 // resemble those of a level up to twice as coarse.
 void smooth_binomial(const GrayImage& src, GrayImage& dst);
+// The same for each of the three colour planes.
+void smooth_binomial(const ColourPlanes& src, ColourPlanes& dst);
 // A pyramid level's image: bilinear from the level's octave at scale / 2^octave, with its border.
 void resample_level(Octaves& octaves, const PyramidLevel& level, GrayImage& dst);
 // The same from the level's octave (octave_of(level.scale) of the input).

@@ -59,6 +59,10 @@ struct DetectParams {
 // Throws std::invalid_argument naming the bad parameter.
 void validate(const DetectParams& params);
 
+// The option (as `cascade detect` spells it) that makes params a CPU-only scan, or null:
+// scale_windows or approximate_hog. Backend::Auto then takes the CPU, and CudaDetector refuses it.
+const char* cpu_only_scan(const DetectParams& params);
+
 // Empty when a width × height input holds at least one window of the scan; else why not, in
 // words ("image 3x3 is smaller than the model window 64x128 at scale 0.75 ..."). Both backends
 // throw DetectError with it, and `cascade detect` checks its padded frames with it.
