@@ -433,12 +433,28 @@ void overlaps(const std::vector<double>& at, std::size_t source_cells, detail::C
         }
 }
 
-// out[k] = Σ_t w[t]·rows[t][k], k < n: source cell rows (HistogramCells) weighted.
+// out[k] = Σ_t w[t]·rows[t][k], k < n: source cell rows (HistogramCells) weighted, the products
+// added in t order. One pass over the row for the usual 1–3 taps (a fill and a pass a tap had a
+// loop-carried store the compiler left scalar: 9 % of the approximated hybrid's samples).
 CASCADEKIT_SIMD_CLONES
 void weighted_rows(const float* const* rows, const float* w, std::size_t taps, std::size_t n, float* __restrict out) {
-    std::fill_n(out, n, 0.0f);
-    for (std::size_t t = 0; t < taps; ++t) {
-        const float* from = rows[t];
+    const float* __restrict a = rows[0];
+    const float w0 = w[0];
+    if (taps == 1) {
+        for (std::size_t k = 0; k < n; ++k) out[k] = w0 * a[k];
+        return;
+    }
+    const float* __restrict b = rows[1];
+    const float w1 = w[1];
+    if (taps == 2) {
+        for (std::size_t k = 0; k < n; ++k) out[k] = w0 * a[k] + w1 * b[k];
+        return;
+    }
+    const float* __restrict c = rows[2];
+    const float w2 = w[2];
+    for (std::size_t k = 0; k < n; ++k) out[k] = w0 * a[k] + w1 * b[k] + w2 * c[k];
+    for (std::size_t t = 3; t < taps; ++t) {
+        const float* __restrict from = rows[t];
         const float wt = w[t];
         for (std::size_t k = 0; k < n; ++k) out[k] += wt * from[k];
     }
@@ -452,20 +468,38 @@ void cell_row(const std::uint32_t* __restrict top, const std::uint32_t* __restri
 }
 
 // One row of the coarser table from its cells' source row sums (weighted_rows): each cell's
-// sums along x, times gain, rounded and integrated along the row.
+// sums along x, times gain, rounded and integrated along the row. Bins 0–7 as one 8-lane vector
+// and bin 8 alone, each bin's products added in tap order as before (9 scalar bins did not
+// vectorise: 10 % of the approximated hybrid's samples).
 CASCADEKIT_SIMD_CLONES
 void approximate_row(const float* sums, const detail::CellOverlaps& ox, float gain, std::uint32_t* __restrict row) {
     constexpr std::size_t B = kOrientationBins;
+    static_assert(B == 9, "approximate_row: bins 0-7 as a vector and bin 8");
+    using Floats = float __attribute__((vector_size(32)));
+    using Ints = std::int32_t __attribute__((vector_size(32)));
+    using Words = std::uint32_t __attribute__((vector_size(32)));
+    const Floats most = {2.0e9f, 2.0e9f, 2.0e9f, 2.0e9f, 2.0e9f, 2.0e9f, 2.0e9f, 2.0e9f};
     std::fill_n(row, B, 0u);
     const std::size_t cells = ox.first.size(), taps = ox.taps;
+    Words total = {};
+    std::uint32_t total8 = 0;
     for (std::size_t i = 0; i < cells; ++i) {
         const float* from = sums + ox.first[i] * B;
         const float* w = ox.weights.data() + i * taps;
-        float cell[B] = {};
-        for (std::size_t t = 0; t < taps; ++t)
-            for (std::size_t b = 0; b < B; ++b) cell[b] += w[t] * from[t * B + b];
-        for (std::size_t b = 0; b < B; ++b)
-            row[(i + 1) * B + b] = row[i * B + b] + static_cast<std::uint32_t>(static_cast<std::int32_t>(std::min(gain * cell[b], 2.0e9f) + 0.5f));
+        Floats cell = {};
+        float cell8 = 0.0f;
+        for (std::size_t t = 0; t < taps; ++t) {
+            Floats v;
+            std::memcpy(&v, from + t * B, sizeof v);
+            cell += w[t] * v;
+            cell8 += w[t] * from[t * B + 8];
+        }
+        const Floats scaled = gain * cell;
+        const Floats capped = scaled < most ? scaled : most;
+        total += reinterpret_cast<Words>(__builtin_convertvector(capped + 0.5f, Ints));
+        total8 += static_cast<std::uint32_t>(static_cast<std::int32_t>(std::min(gain * cell8, 2.0e9f) + 0.5f));
+        std::memcpy(row + (i + 1) * B, &total, sizeof total);
+        row[(i + 1) * B + 8] = total8;
     }
 }
 }  // namespace
