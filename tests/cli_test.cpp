@@ -74,24 +74,34 @@ TEST(Cli, DetectWritesJsonAndDrawings) {
     for (const auto& e : fs::directory_iterator(s.dir / "drawn")) EXPECT_EQ(e.path().filename().string()[0] != '.', true);
 }
 
-// --approximate-hog: the JSON says so, the CPU runs it, and it finds both bars (the second, at
-// scale 1.44, from octave 0's histogram); with --scale-windows as well the run stops before any
-// output, naming both options.
+// --approximate-hog (and --approximate-lbp with it, which changes nothing for this model without
+// LBP stages): the JSON says so, the CPU runs it, and it finds both bars (the second, at scale
+// 1.44, from octave 0's histogram); with --scale-windows as well the run stops before any output,
+// naming both options.
 TEST(Cli, ApproximatedHogFindsTheBarsAndIsOneScanOnly) {
     const Scene s = make_scene("detect_approximated");
-    const CommandResult r = cascade("detect --approximate-hog --model " + q(s.model) + " --json " + q(s.dir / "out.json") + " " + q(s.image), s.dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    const auto j = nlohmann::json::parse(slurp(s.dir / "out.json"));
-    EXPECT_EQ(j["params"]["approximate_hog"], true);
-    EXPECT_EQ(j["params"]["scale_windows"], false);
-    EXPECT_EQ(j["backend"], "cpu");
-    const auto& dets = j["images"][0]["detections"];
-    ASSERT_EQ(dets.size(), 2u);
-    for (const auto& e : {std::array<double, 3>{32, 24, 64}, std::array<double, 3>{230.4, 115.2, 92.16}})
-        EXPECT_TRUE(std::any_of(dets.begin(), dets.end(), [&](const auto& d) {
-            return std::abs(d["x"].template get<double>() - e[0]) < 6 && std::abs(d["y"].template get<double>() - e[1]) < 24 &&
-                   std::abs(d["w"].template get<double>() / e[2] - 1) < 0.25;
-        })) << "no detection near " << e[0] << "," << e[1];
+    for (const std::string lbp : {"", "--approximate-lbp "}) {
+        const CommandResult r = cascade("detect --approximate-hog " + lbp + "--model " + q(s.model) + " --json " + q(s.dir / "out.json") + " " + q(s.image), s.dir);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto j = nlohmann::json::parse(slurp(s.dir / "out.json"));
+        EXPECT_EQ(j["params"]["approximate_hog"], true);
+        EXPECT_EQ(j["params"]["approximate_lbp"], !lbp.empty());
+        EXPECT_EQ(j["params"]["scale_windows"], false);
+        EXPECT_EQ(j["backend"], "cpu");
+        const auto& dets = j["images"][0]["detections"];
+        ASSERT_EQ(dets.size(), 2u);
+        for (const auto& e : {std::array<double, 3>{32, 24, 64}, std::array<double, 3>{230.4, 115.2, 92.16}})
+            EXPECT_TRUE(std::any_of(dets.begin(), dets.end(), [&](const auto& d) {
+                return std::abs(d["x"].template get<double>() - e[0]) < 6 && std::abs(d["y"].template get<double>() - e[1]) < 24 &&
+                       std::abs(d["w"].template get<double>() / e[2] - 1) < 0.25;
+            })) << "no detection near " << e[0] << "," << e[1];
+    }
+    const CommandResult lbp_scaled = cascade("detect --approximate-lbp --scale-windows --model " + q(s.model) + " --json " +
+                                                 q(s.dir / "lbp.json") + " " + q(s.image),
+                                             s.dir);
+    EXPECT_NE(lbp_scaled.code, 0);
+    EXPECT_NE(lbp_scaled.err.find("--scale-windows, --approximate-lbp"), std::string::npos) << lbp_scaled.err;
+    EXPECT_FALSE(fs::exists(s.dir / "lbp.json"));
     const CommandResult both = cascade("detect --approximate-hog --scale-windows --model " + q(s.model) + " --json " +
                                            q(s.dir / "both.json") + " " + q(s.image),
                                        s.dir);

@@ -918,6 +918,16 @@ TEST(GpuDetector, RejectsWhatItCannotRun) {
     } catch (const DetectError& e) {
         EXPECT_NE(std::string(e.what()).find("approximate_hog"), std::string::npos) << e.what();
     }
+    // And LBP stages on the octaves.
+    DetectParams lbp_octaves;
+    lbp_octaves.approximate_lbp = true;
+    EXPECT_EQ(Detector::create(bar_model(), lbp_octaves, Backend::Auto)->backend_name(), "cpu");
+    try {
+        CudaDetector(bar_model(), lbp_octaves);
+        ADD_FAILURE() << "approximate_lbp accepted";
+    } catch (const DetectError& e) {
+        EXPECT_NE(std::string(e.what()).find("approximate_lbp"), std::string::npos) << e.what();
+    }
     // A device that does not exist is refused by number, not a CUDA error later.
     try {
         CudaDetector(bar_model(), DetectParams{}, CudaOptions{.device = 99});

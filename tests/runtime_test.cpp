@@ -785,6 +785,63 @@ TEST(CpuDetector, WaldBoostRowsSideBySideEqualWindowByWindow) {
     EXPECT_GT(passed_all, cases / 10);
 }
 
+// On an octave's gray integral (LevelFeatures::lbp_gray, DetectParams::approximate_lbp) a row's
+// windows sit at uneven points lbp_x[x], lbp_y[y]: side by side, and window by window, every
+// outcome equals the sum of the tables' responses to lbp_code at those points, by hand.
+TEST(CpuDetector, WaldBoostRowsOnAnOctaveReadItsPoints) {
+    const GrayImage img = blobby_image(300, 90, 81), octave = blobby_image(420, 130, 82);
+    const double ratio = 1.37;
+    LevelFeatures f;
+    IntegralImage octave_gray;
+    octave_gray.compute(octave);
+    f.lbp_gray = &octave_gray;
+    const int sw = static_cast<int>(std::lround(24 * ratio)), sh = static_cast<int>(std::lround(26 * ratio));
+    for (int x = 0; x < img.width; ++x) f.lbp_x.push_back(std::min(static_cast<int>(std::lround(3 + x * ratio)), octave.width - sw));
+    for (int y = 0; y < img.height; ++y) f.lbp_y.push_back(std::min(static_cast<int>(std::lround(2 + y * ratio)), octave.height - sh));
+    std::size_t cases = 0, rejected_early = 0, passed_all = 0;
+    for (int weak : {8, 70})
+        for (int step : {1, 4}) {
+            const CascadeModel m = scale_lbp_cells(random_lbp_model(190u + static_cast<unsigned>(weak + step), weak, 24, 26, img, step), ratio);
+            const auto& wb = m.stages[0].as<WaldBoostLbpStage>();
+            const CascadeEvaluator ev(m);
+            for (int y : {0, 30, img.height - 26}) {
+                const int n = (img.width - 24) / step + 1;
+                std::vector<WindowProgress> progress(static_cast<std::size_t>(n));
+                std::vector<std::uint8_t> passed(static_cast<std::size_t>(n));
+                ev.evaluate_stages_row(f, 0, step, n, y, 0, 1, progress.data(), passed.data());
+                const std::size_t stride = octave_gray.row_stride();
+                for (int k = 0; k < n; ++k) {
+                    const int x = k * step;
+                    const std::uint32_t* origin = octave_gray.data() + static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride +
+                                                  static_cast<std::size_t>(f.lbp_x[static_cast<std::size_t>(x)]);
+                    float h = 0.0f;
+                    std::uint32_t evaluated = 0;
+                    bool left = false;
+                    for (const LbpWeakClassifier& c : wb.weak) {
+                        ++evaluated;
+                        h += c.responses[lbp_code(origin, stride, c.cell)];
+                        if (h < c.reject_threshold) {
+                            left = true;
+                            break;
+                        }
+                    }
+                    const bool ok = !left && h >= wb.final_threshold;
+                    const WindowProgress& q = progress[static_cast<std::size_t>(k)];
+                    ASSERT_EQ(ok, passed[static_cast<std::size_t>(k)] != 0) << weak << " " << step << " " << k;
+                    ASSERT_EQ(q.outcome.weak_evaluated, evaluated) << weak << " " << step << " " << k;
+                    WindowProgress p;
+                    ASSERT_EQ(ev.evaluate_stages(f, x, y, 0, 1, p), ok);
+                    ASSERT_EQ(std::bit_cast<std::uint32_t>(p.outcome.score), std::bit_cast<std::uint32_t>(q.outcome.score));
+                    ++cases;
+                    rejected_early += left;
+                    passed_all += ok;
+                }
+            }
+        }
+    EXPECT_GT(rejected_early, cases / 4);
+    EXPECT_GT(passed_all, 0u);
+}
+
 // --pad-level: a bar cut by the image's left edge is found only by windows that reach past it,
 // at x < 0 in image coordinates; every other window is where the unpadded scan puts it.
 TEST(CpuDetector, LevelPaddingFindsObjectsCutByTheEdge) {
@@ -860,9 +917,26 @@ TEST(ScaledWindows, ScaledModelsKeepTheirCellsAndBlocksInsideAndOnTheGrid) {
     EXPECT_THROW(scale_model(bar_model(), 1.5, 0), std::invalid_argument);
 }
 
+// scale_lbp_cells (DetectParams::approximate_lbp): the LBP cells exactly as scale_model scales
+// them, everything else (window, HoG blocks, ε, thresholds) the model's; at ratio 1 the model.
+TEST(ScaledWindows, LbpCellsScaledAloneAreScaleModelsCells) {
+    const CascadeModel m = random_model(92, 3, 12, 24, "zhu-grid4");
+    EXPECT_EQ(scale_lbp_cells(m, 1.0), m);
+    for (double r : {1.05, 1.2599, 1.5, 1.999}) {
+        const CascadeModel s = scale_lbp_cells(m, r), whole = scale_model(m, r, 4);
+        CascadeModel expected = m;
+        expected.stages[0] = whole.stages[0];
+        EXPECT_EQ(s, expected) << r;
+        EXPECT_NE(s.stages[0], m.stages[0]) << r;
+    }
+    EXPECT_THROW(scale_lbp_cells(m, 0.0), std::invalid_argument);
+    EXPECT_THROW(scale_lbp_cells(m, std::nan("")), std::invalid_argument);
+}
+
 namespace {
-// A scan by hand: every level of p's pyramid of img, its features from `features(i, level,
-// octaves, f)`, every window evaluated alone; the accepted ones as the detectors report them.
+// A scan by hand: every level of p's pyramid of img, its features from `features(evaluator,
+// level, octaves, f)`, every window evaluated alone, by the evaluator `features` returns (null:
+// the model's own); the accepted ones as the detectors report them.
 template <class Features>
 std::vector<Detection> reference_scan(const CascadeModel& m, const GrayImage& img, const DetectParams& p, Features features) {
     const auto levels = plan_pyramid(img.width, img.height, m.window_width, m.window_height, p.scale_step, p.min_scale, p.max_scale,
@@ -874,10 +948,11 @@ std::vector<Detection> reference_scan(const CascadeModel& m, const GrayImage& im
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const PyramidLevel& level = levels[i];
         LevelFeatures f;
-        features(evaluator, level, octaves, f);
+        const std::unique_ptr<CascadeEvaluator> own = features(evaluator, level, octaves, f);
+        const CascadeEvaluator& e = own ? *own : evaluator;
         for (int y = 0; y + m.window_height <= level.height; y += p.stride)
             for (int x = 0; x + m.window_width <= level.width; x += p.stride) {
-                const WindowOutcome o = evaluator.evaluate(f, x, y);
+                const WindowOutcome o = e.evaluate(f, x, y);
                 if (o.rejected_at >= 0) continue;
                 out.push_back({(x - level.pad) * level.scale, (y - level.pad) * level.scale, m.window_width * level.scale,
                                m.window_height * level.scale, o.score, static_cast<int>(i), level.scale,
@@ -895,6 +970,7 @@ std::vector<Detection> octave_scan_reference(const CascadeModel& m, const GrayIm
         resample_level(octaves, level, resampled);
         smooth_binomial(resampled, smoothed);
         compute_level_features(smoothed, evaluator.needs(), m.hog.gradient(), f);
+        return std::unique_ptr<CascadeEvaluator>();
     });
 }
 
@@ -979,28 +1055,44 @@ TEST(CpuDetector, ScaledWindowsFindTheBarsBetweenOctaves) {
 }
 
 namespace {
-// The approximated-HoG scan by hand (gray): a level between octaves min_scale·2^k and
-// min_scale·2^(k+1) gets the histogram of octave k's image (bordered by twice the level pad),
-// smoothed (smooth_binomial), read at the level's points (IntegralHistogram::approximate, sums
-// over the ratio); an octave its own; gray integrals from each level's own image; every window
+// The approximated scans by hand (gray). A level between octaves min_scale·2^k and
+// min_scale·2^(k+1), with k's image bordered by twice the level pad: approximate_hog, the
+// histogram of that image smoothed (smooth_binomial), read at the level's points
+// (IntegralHistogram::approximate, sums over the ratio); approximate_lbp, the LBP stages with
+// their cells scaled (scale_lbp_cells) on that image's gray integral as it is, the window at
+// level (x, y) at the nearest octave pixel to origin + (x, y)·ratio, moved inside. An octave its
+// own planes, and the planes not approximated from each level's own image; every window
 // evaluated alone.
 std::vector<Detection> approximated_scan_reference(const CascadeModel& m, const GrayImage& img, const DetectParams& p) {
     const int grid = std::max(1, hog_scan_grid(m, p.stride));
+    std::vector<std::unique_ptr<IntegralImage>> octave_grays;  // what the levels' features point to
     return reference_scan(m, img, p, [&](const CascadeEvaluator& evaluator, const PyramidLevel& level, Octaves& octaves, LevelFeatures& f) {
         GrayImage resampled;
         resample_level(octaves, level, resampled);
         compute_level_features(resampled, evaluator.needs(), m.hog.gradient(), f, nullptr, grid);
         const int k = static_cast<int>(std::floor(std::log2(level.scale / p.min_scale) + 1e-9));
         const double octave_scale = std::ldexp(p.min_scale, k), ratio = level.scale / octave_scale;
-        if (ratio <= 1 + 1e-9) return;
+        std::unique_ptr<CascadeEvaluator> own;
+        if (ratio <= 1 + 1e-9) return own;
         const PyramidLevel octave = pyramid_level(img.width, img.height, octave_scale, 2 * p.level_pad);
         GrayImage image, smoothed;
         resample_level(octaves, octave, image);
-        smooth_binomial(image, smoothed);
-        IntegralHistogram source;
-        source.compute(smoothed, m.hog.gradient(), grid);
         const double origin = octave.pad - level.pad * ratio;
-        f.hog.approximate(source, level.width, level.height, grid, ratio, origin, origin, 1 / ratio);
+        if (p.approximate_hog && evaluator.needs().hog) {
+            smooth_binomial(image, smoothed);
+            IntegralHistogram source;
+            source.compute(smoothed, m.hog.gradient(), grid);
+            f.hog.approximate(source, level.width, level.height, grid, ratio, origin, origin, 1 / ratio);
+        }
+        const int sw = static_cast<int>(std::lround(m.window_width * ratio)), sh = static_cast<int>(std::lround(m.window_height * ratio));
+        if (!p.approximate_lbp || !evaluator.needs().gray_integral || sw > octave.width || sh > octave.height) return own;
+        octave_grays.push_back(std::make_unique<IntegralImage>());
+        octave_grays.back()->compute(image);
+        f.lbp_gray = octave_grays.back().get();
+        for (int x = 0; x < level.width; ++x) f.lbp_x.push_back(std::clamp(static_cast<int>(std::lround(origin + x * ratio)), 0, octave.width - sw));
+        for (int y = 0; y < level.height; ++y) f.lbp_y.push_back(std::clamp(static_cast<int>(std::lround(origin + y * ratio)), 0, octave.height - sh));
+        own = std::make_unique<CascadeEvaluator>(scale_lbp_cells(m, ratio));
+        return own;
     });
 }
 }  // namespace
@@ -1056,6 +1148,81 @@ TEST(CpuDetector, ApproximatedHogIsTheSmoothedOctaveReadAtEachLevel) {
     EXPECT_GT(between, 5u);
     DetectParams both;
     both.approximate_hog = both.scale_windows = true;
+    EXPECT_THROW(CpuDetector(bar_model(), both), std::invalid_argument);
+}
+
+// LBP stages on the octaves (DetectParams::approximate_lbp), alone and with approximate_hog, are
+// the reference above, detection for detection: the models with an LBP prefix with level
+// padding and upscaling, and an LBP sequence alone; the same on one thread or all and for every
+// way of building the HoG planes after the prefix, gray or colour; at a scale step of 2 (every
+// level an octave) the resampled scan itself. A model without LBP stages scans as without it.
+// Scale windows with it are refused.
+TEST(CpuDetector, ApproximatedLbpReadsTheOctaveAtEachLevel) {
+    const ColourScene scene(260, 240, 172);
+    std::size_t detections = 0, between = 0;
+    auto check = [&](const CascadeModel& m, bool colour, const std::string& model, int pad, double min_scale, bool hog) {
+        DetectParams p;
+        p.scale_step = 1.15;
+        p.stride = 4;
+        p.level_pad = pad;
+        p.min_scale = min_scale;
+        p.approximate_lbp = true;
+        p.approximate_hog = hog;
+        const std::string what = model + ", pad " + std::to_string(pad) + ", min scale " + std::to_string(min_scale) + ", hog " +
+                                 std::to_string(hog);
+        const DetectResult approximated = CpuDetector(m, p).detect(scene.view(colour));
+        if (!colour) {
+            EXPECT_EQ(approximated.detections, approximated_scan_reference(m, scene.gray, p)) << what;
+        }
+        DetectResult one_thread;
+        {
+            tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+            one_thread = CpuDetector(m, p).detect(scene.view(colour));
+        }
+        EXPECT_EQ(one_thread.detections, approximated.detections) << what;
+        EXPECT_EQ(one_thread.stats, approximated.stats) << what;
+        for (PrefixPlanes planes : {PrefixPlanes::EveryLevel, PrefixPlanes::WhereSurvivors, PrefixPlanes::SurvivorBlocks}) {
+            const DetectResult other = CpuDetector(m, p, CpuOptions{planes}).detect(scene.view(colour));
+            EXPECT_EQ(other.detections, approximated.detections) << what << ", planes " << static_cast<int>(planes);
+            EXPECT_EQ(other.stats, approximated.stats) << what << ", planes " << static_cast<int>(planes);
+        }
+        detections += approximated.detections.size();
+        between += static_cast<std::size_t>(std::count_if(approximated.detections.begin(), approximated.detections.end(), [&](const Detection& d) {
+            const double r = d.scale / std::ldexp(min_scale, static_cast<int>(std::floor(std::log2(d.scale / min_scale) + 1e-9)));
+            return r > 1.01;
+        }));
+        DetectParams octaves = p;
+        octaves.scale_step = 2.0;
+        DetectParams resampled = octaves;
+        resampled.approximate_lbp = resampled.approximate_hog = false;
+        const DetectResult a = CpuDetector(m, octaves).detect(scene.view(colour)), r = CpuDetector(m, resampled).detect(scene.view(colour));
+        EXPECT_EQ(a.detections, r.detections) << what;
+        EXPECT_EQ(a.stats, r.stats) << what;
+    };
+    for_grid_models(scene, 190, [&](const CascadeModel& m, bool colour, const std::string& model) {
+        if (m.stages[0].get_if<WaldBoostLbpStage>() == nullptr) {
+            DetectParams p;
+            p.scale_step = 1.15;
+            p.stride = 4;
+            const DetectResult resampled = CpuDetector(m, p).detect(scene.view(colour));
+            p.approximate_lbp = true;
+            const DetectResult approximated = CpuDetector(m, p).detect(scene.view(colour));
+            EXPECT_EQ(approximated.detections, resampled.detections) << model;
+            EXPECT_EQ(approximated.stats, resampled.stats) << model;
+            return;
+        }
+        check(m, colour, model, 0, 1.0, false);
+        check(m, colour, model, 0, 1.0, true);
+        check(m, colour, model, 8, 1.0, true);
+        check(m, colour, model, 0, 0.75, false);
+    });
+    const CascadeModel lbp = random_lbp_model(191, 30, 24, 26, scene.gray, 4);
+    check(lbp, false, "lbp alone", 0, 1.0, false);
+    check(lbp, false, "lbp alone", 8, 0.75, false);
+    EXPECT_GT(detections, 10u);
+    EXPECT_GT(between, 5u);
+    DetectParams both;
+    both.approximate_lbp = both.scale_windows = true;
     EXPECT_THROW(CpuDetector(bar_model(), both), std::invalid_argument);
 }
 

@@ -122,7 +122,7 @@ class PyDetector {
 public:
     PyDetector(const py::object& model, const std::string& backend, std::optional<int> stride, std::optional<double> scale_step,
                std::optional<double> min_scale, double max_scale, int device, std::optional<int> level_pad, bool scale_windows,
-               bool approximate_hog)
+               bool approximate_hog, bool approximate_lbp)
         : model_(model_from(model)) {
         params_ = detect_params(model_.operating);
         if (stride) params_.stride = *stride;
@@ -132,6 +132,7 @@ public:
         if (level_pad) params_.level_pad = *level_pad;
         params_.scale_windows = scale_windows;
         params_.approximate_hog = approximate_hog;
+        params_.approximate_lbp = approximate_lbp;
         detector_ = Detector::create(model_, params_, parse_name(kBackendNames, backend, "backend"), device);
     }
 
@@ -392,10 +393,10 @@ PYBIND11_MODULE(cascadekit, m) {
 
     py::class_<PyDetector>(m, "Detector", "A detector for one model: CPU (TBB) or CUDA backend, the same detections")
         .def(py::init<const py::object&, const std::string&, std::optional<int>, std::optional<double>, std::optional<double>,
-                      double, int, std::optional<int>, bool, bool>(),
+                      double, int, std::optional<int>, bool, bool, bool>(),
              py::arg("model"), py::arg("backend") = "auto", py::arg("stride") = py::none(), py::arg("scale_step") = py::none(),
              py::arg("min_scale") = py::none(), py::arg("max_scale") = 0.0, py::arg("device") = 0, py::arg("level_pad") = py::none(),
-             py::arg("scale_windows") = false, py::arg("approximate_hog") = false,
+             py::arg("scale_windows") = false, py::arg("approximate_hog") = false, py::arg("approximate_lbp") = false,
              "model: a path or a Model; backend: 'auto' (CUDA when present), 'cpu' or 'cuda'; stride: window step in level "
              "pixels; scale_step: ratio of pyramid scales; min_scale below 1 upscales; max_scale 0 = no limit. stride, "
              "scale_step and min_scale left None are the model's operating point (Model.operating_point); level_pad: level "
@@ -404,7 +405,9 @@ PYBIND11_MODULE(cascadekit, m) {
              "--scale-windows: faster on the CPU, approximate features between octaves; the CPU backend only); "
              "approximate_hog: HoG histograms computed at the octaves only and interpolated for the levels between them "
              "(as cascade detect --approximate-hog: faster on the CPU, about as accurate; the CPU backend only; not with "
-             "scale_windows)")
+             "scale_windows); approximate_lbp: LBP stages of the levels between octaves scanned on the octaves' gray integral "
+             "images with their cells scaled (as cascade detect --approximate-lbp; alone or with approximate_hog; the CPU "
+             "backend only; not with scale_windows)")
         .def("detect", &PyDetector::detect, py::arg("image"), py::arg("fuse") = py::none(), py::arg("nms_iou") = py::none(),
              py::arg("threshold") = py::none(), py::arg("min_neighbors") = 0, py::arg("order") = "bgr", py::arg("pad") = py::none(),
              py::arg("boxes") = "object",

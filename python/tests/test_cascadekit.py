@@ -155,24 +155,28 @@ def test_bad_images_and_options_are_refused():
 
 
 @pytest.mark.skipif(not CASCADE, reason="CASCADE_EXE (the cascade command) not given")
-@pytest.mark.parametrize("scan", ["resampled", "scale_windows", "approximate_hog"])
+@pytest.mark.parametrize("scan", ["resampled", "scale_windows", "approximate_hog", "approximate_lbp"])
 def test_same_detections_as_the_command(tmp_path, scan):
     """The module and `cascade detect` give the same fused boxes on the same image (people in
-    vtest.avi's first frame), with the resampled scan, with scaled windows on octaves and with HoG
-    histograms approximated from octaves."""
+    vtest.avi's first frame), with the resampled scan, with scaled windows on octaves, with HoG
+    histograms approximated from octaves and, for the people hybrid, with its LBP stages on the
+    octaves (and HoG histograms approximated)."""
     img = np.ascontiguousarray(sample_frame())
     pgm = tmp_path / "frame.pgm"
     pgm.write_bytes(b"P5\n%d %d\n255\n" % (img.shape[1], img.shape[0]) + img.tobytes())
     out = tmp_path / "d.json"
-    subprocess.run([CASCADE, "-q", "detect", "--model", str(PEOPLE), "--backend", "cpu", "--stride", "4",
+    model = MODELS / "inria-hybrid.h5" if scan == "approximate_lbp" else PEOPLE  # LBP stages to read octaves
+    subprocess.run([CASCADE, "-q", "detect", "--model", str(model), "--backend", "cpu", "--stride", "4",
                     "--scale-step", "1.1", "--json", str(out), str(pgm)] +
-                   ([] if scan == "resampled" else ["--" + scan.replace("_", "-")]), check=True)
+                   ([] if scan == "resampled" else ["--" + scan.replace("_", "-")]) +
+                   (["--approximate-hog"] if scan == "approximate_lbp" else []), check=True)
     doc = json.loads(out.read_text())
-    flags = {"scale_windows": scan == "scale_windows", "approximate_hog": scan == "approximate_hog"}
+    flags = {"scale_windows": scan == "scale_windows", "approximate_hog": scan in ("approximate_hog", "approximate_lbp"),
+             "approximate_lbp": scan == "approximate_lbp"}
     for name, value in flags.items():
         assert doc["params"][name] is value
     want = doc["images"][0]["detections"]
-    got = cascadekit.Detector(str(PEOPLE), backend="cpu", stride=4, scale_step=1.1, **flags).detect(img)
+    got = cascadekit.Detector(str(model), backend="cpu", stride=4, scale_step=1.1, **flags).detect(img)
     assert len(got) == len(want) > 0
     for g, w in zip(got, want):
         assert g[:4] == pytest.approx([w["x"], w["y"], w["w"], w["h"]], abs=0.01)

@@ -72,14 +72,17 @@ struct CpuDetector::LevelWork {
     std::size_t pixels = 0;  // of the largest level it held: what its storage has grown to
 };
 
-// DetectParams::approximate_hog: an octave of the frame, smoothed, and its HoG histogram.
+// DetectParams::approximate_hog: an octave of the frame, smoothed, and its HoG histogram;
+// approximate_lbp: its gray integral image (of the octave as it is: the LBP cells' sums smooth).
 struct CpuDetector::Octave {
     PyramidLevel image;  // with a border that covers its levels' (level_pad at scale < 2)
+    bool hog_read = false, gray_read = false;  // whether some level reads its HoG histogram, its gray integral
     FramePyramid::Level images;
     GrayImage smoothed;
     ColourPlanes smoothed_colour;
     IntegralHistogram hog;
     HistogramCells cells;  // hog's cells, which its levels read
+    IntegralImage gray;
 };
 
 CpuDetector::CpuDetector(CascadeModel model, DetectParams params, CpuOptions options)
@@ -110,26 +113,31 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     const GradientParams gradient = model_.hog.gradient();
     const PyramidLevel& image = unit.image;
 
-    // An approximated level reads its own pixels only for its gray integral (LBP stages).
-    const bool approximated = unit.octave >= 0;
-    if (!approximated || evaluator_.needs().gray_integral) frames_.level(image, work.images);
-    const GrayImage* gray = &work.images.gray();
-    const ColourPlanes* level_colour = work.images.colour();
-    if (params_.scale_windows) {
-        // An octave's features serve levels up to twice as coarse: smoothed first, its gradients
-        // and cells come closer to those levels' (PennFudanPed log-average miss rate of the
-        // people hybrid 0.583 against 0.633 unsmoothed, 0.552 with resampled levels:
-        // experiments/results/inria-hybrid.md, "Scaled windows on octaves").
-        if (!evaluator_.colour() || evaluator_.needs().gray_integral) {  // the features read gray levels
-            smooth_binomial(*gray, work.smoothed);
-            gray = &work.smoothed;
+    // A level between octaves may read no pixels of its own (approximate_hog, approximate_lbp):
+    // they are resampled when first needed.
+    const Octave* octave = unit.octave >= 0 ? octaves_[static_cast<std::size_t>(unit.octave)].get() : nullptr;
+    const GrayImage* gray = nullptr;
+    const ColourPlanes* level_colour = nullptr;
+    auto load_pixels = [&] {
+        if (gray) return;
+        frames_.level(image, work.images);
+        gray = &work.images.gray();
+        level_colour = work.images.colour();
+        if (params_.scale_windows) {
+            // An octave's features serve levels up to twice as coarse: smoothed first, its gradients
+            // and cells come closer to those levels' (PennFudanPed log-average miss rate of the
+            // people hybrid 0.583 against 0.633 unsmoothed, 0.552 with resampled levels:
+            // experiments/results/inria-hybrid.md, "Scaled windows on octaves").
+            if (!evaluator_.colour() || evaluator_.needs().gray_integral) {  // the features read gray levels
+                smooth_binomial(*gray, work.smoothed);
+                gray = &work.smoothed;
+            }
+            if (level_colour) {
+                smooth_binomial(*level_colour, work.smoothed_colour);
+                level_colour = &work.smoothed_colour;
+            }
         }
-        if (level_colour) {
-            smooth_binomial(*level_colour, work.smoothed_colour);
-            level_colour = &work.smoothed_colour;
-        }
-    }
-    const GrayImage& img = *gray;
+    };
     LevelFeatures& features = work.features;
     // Counts a window's outcome into its row and keeps it as a detection when it is one: a window
     // at (x, y) on the image covers input pixels from ((x − pad)·scale, (y − pad)·scale), its
@@ -149,15 +157,31 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     // its octave's. The histogram's sums are scaled by 1/ratio: over a level ratio times coarser a
     // gradient spans ratio times fewer pixels (a ramp's magnitude ratio times larger on 1/ratio²
     // as many pixels; an edge's the same on 1/ratio as many), so that ε keeps its weight.
+    features.lbp_gray = nullptr;
     auto level_features = [&](FeatureNeeds needs) {
-        if (approximated && needs.hog) {
-            const Octave& o = *octaves_[static_cast<std::size_t>(unit.octave)];
-            const double origin = o.image.pad - image.pad * unit.ratio;  // the level's corner (0, 0) on the octave
-            features.hog.approximate(o.cells, image.width, image.height, hog_grid_, unit.ratio, origin, origin, 1.0 / unit.ratio);
+        if (unit.hog_from_octave && needs.hog) {
+            const double origin = octave->image.pad - image.pad * unit.ratio;  // the level's corner (0, 0) on the octave
+            features.hog.approximate(octave->cells, image.width, image.height, hog_grid_, unit.ratio, origin, origin, 1.0 / unit.ratio);
             features.hog_from_gradients = false;
             needs.hog = false;
         }
-        compute_level_features(img, needs, gradient, features, level_colour, hog_grid_);
+        if (unit.lbp_from_octave && needs.gray_integral) {
+            // A level pixel x is octave pixel origin + x·ratio; each window's scaled cells inside
+            // the octave (plan_units checked that the scaled window fits).
+            const double origin = octave->image.pad - image.pad * unit.ratio;
+            auto place = [&](std::vector<int>& at, int n, int window, int octave_size) {
+                const int most = octave_size - std::max(1, static_cast<int>(std::lround(window * unit.ratio)));
+                at.resize(static_cast<std::size_t>(n));
+                for (int i = 0; i < n; ++i) at[static_cast<std::size_t>(i)] = std::clamp(static_cast<int>(std::lround(origin + i * unit.ratio)), 0, most);
+            };
+            place(features.lbp_x, image.width, model_.window_width, octave->image.width);
+            place(features.lbp_y, image.height, model_.window_height, octave->image.height);
+            features.lbp_gray = &octave->gray;
+            needs.gray_integral = false;
+        }
+        if (!needs.hog && !needs.gray_integral) return;
+        load_pixels();
+        compute_level_features(*gray, needs, gradient, features, level_colour, hog_grid_);
     };
     level_features(lazy_ ? evaluator_.prefix_needs() : evaluator_.needs());
     std::atomic<bool> any(false);
@@ -204,10 +228,11 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     for (const Scan& scan : unit.scans)
         for (const LevelRows::Row& rr : rows_[static_cast<std::size_t>(scan.level)]->rows) survivors += rr.survivors.size();
     const double level_mpx = static_cast<double>(image.width) * static_cast<double>(image.height) / 1e6;
-    const bool blocks = !approximated && survivor_blocks_ && (options_.prefix_planes == PrefixPlanes::SurvivorBlocks ||
+    const bool blocks = !unit.hog_from_octave && survivor_blocks_ && (options_.prefix_planes == PrefixPlanes::SurvivorBlocks ||
                                              static_cast<double>(survivors) < options_.integral_from_survivors * level_mpx);
     if (blocks) {
-        features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(img), gradient);
+        load_pixels();
+        features.gradients.compute(level_colour ? GradientSource(*level_colour) : GradientSource(*gray), gradient);
         features.hog_from_gradients = true;
     } else {
         level_features(rest_needs_);
@@ -254,11 +279,14 @@ void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width,
     units_.clear();
     octaves_.clear();
     if (!params_.scale_windows) {
+        const bool hog = params_.approximate_hog && evaluator_.needs().hog;
+        const bool lbp = params_.approximate_lbp && evaluator_.needs().gray_integral;
+        while (scaled_.size() < levels.size()) scaled_.push_back(nullptr);
         for (std::size_t i = 0; i < levels.size(); ++i) {
             units_.push_back({levels[i], {{static_cast<int>(i), levels[i].scale, &evaluator_, params_.stride, 0}}});
-            if (!params_.approximate_hog || !evaluator_.needs().hog) continue;
-            // A level between octaves min_scale·2^k and min_scale·2^(k+1) interpolates the
-            // first's histogram; the octaves themselves are computed from their pixels.
+            if (!hog && !lbp) continue;
+            // A level between octaves min_scale·2^k and min_scale·2^(k+1) reads the first's
+            // planes; the octaves themselves are computed from their pixels.
             const double octave_scale = std::ldexp(params_.min_scale, octave_of_level(levels[i].scale, params_.min_scale));
             const double ratio = levels[i].scale / octave_scale;
             if (ratio < 1.0 + 1e-9) continue;
@@ -266,8 +294,20 @@ void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width,
                 octaves_.push_back(std::make_unique<Octave>());
                 octaves_.back()->image = pyramid_level(width, height, octave_scale, 2 * params_.level_pad);
             }
-            units_.back().octave = static_cast<int>(octaves_.size()) - 1;
-            units_.back().ratio = ratio;
+            Octave& o = *octaves_.back();
+            Unit& u = units_.back();
+            u.octave = static_cast<int>(octaves_.size()) - 1;
+            u.ratio = ratio;
+            u.hog_from_octave = hog;
+            // The LBP windows scaled to the level inside the octave (else the level's own pixels:
+            // a level of about one window, where the octave's rounding may leave it a pixel short).
+            u.lbp_from_octave = lbp && std::lround(model_.window_width * ratio) <= o.image.width &&
+                                std::lround(model_.window_height * ratio) <= o.image.height;
+            o.hog_read = o.hog_read || u.hog_from_octave;
+            o.gray_read = o.gray_read || u.lbp_from_octave;
+            if (!u.lbp_from_octave) continue;
+            if (!scaled_[i]) scaled_[i] = std::make_unique<CascadeEvaluator>(scale_lbp_cells(model_, ratio));
+            u.scans[0].evaluator = scaled_[i].get();
         }
         return;
     }
@@ -299,10 +339,13 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     if (levels.empty()) throw DetectError(window_fit_problem(gray.width, gray.height, ww, wh, params_));
     plan_units(levels, gray.width, gray.height);
     frames_.prepare(levels);  // a unit reads no deeper octave than its levels do
-    // approximate_hog: the octaves' smoothed histograms, before any level interpolates them.
+    // approximate_hog, approximate_lbp: the octaves' smoothed histograms and gray integral images,
+    // before any level reads them.
     tbb::parallel_for(std::size_t{0}, octaves_.size(), [&](std::size_t i) {
         Octave& o = *octaves_[i];
         frames_.level(o.image, o.images);
+        if (o.gray_read) o.gray.compute(o.images.gray());
+        if (!o.hog_read) return;
         if (const ColourPlanes* c = o.images.colour()) {
             smooth_binomial(*c, o.smoothed_colour);
             o.hog.compute(GradientSource(o.smoothed_colour), model_.hog.gradient(), hog_grid_);

@@ -37,11 +37,14 @@ void validate(const DetectParams& p) {
         throw std::invalid_argument("max scale must be 0 (no limit) or >= min scale, got " + std::to_string(p.max_scale));
     if (p.scale_windows && p.approximate_hog)
         throw std::invalid_argument("scale_windows and approximate_hog (--scale-windows, --approximate-hog) are two different scans: ask for one of them");
+    if (p.scale_windows && p.approximate_lbp)
+        throw std::invalid_argument("scale_windows and approximate_lbp (--scale-windows, --approximate-lbp) are two different scans: ask for one of them");
 }
 
 const char* cpu_only_scan(const DetectParams& p) {
     if (p.scale_windows) return "--scale-windows";
     if (p.approximate_hog) return "--approximate-hog";
+    if (p.approximate_lbp) return "--approximate-lbp";
     return nullptr;
 }
 

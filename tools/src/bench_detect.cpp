@@ -237,6 +237,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
         DetectParams cpu_scan;
         cpu_scan.scale_windows = o.scale_windows;
         cpu_scan.approximate_hog = o.approximate_hog;
+        cpu_scan.approximate_lbp = o.approximate_lbp;
         if (const char* option = cpu_only_scan(cpu_scan); gpu && option) {
             if (backend == Backend::Cuda) throw std::runtime_error(std::string("--backend cuda: ") + option + " is a CPU scan only");
             gpu = false;
@@ -289,6 +290,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     p.max_scale = o.max_scale;
                     p.scale_windows = o.scale_windows;
                     p.approximate_hog = o.approximate_hog;
+                    p.approximate_lbp = o.approximate_lbp;
                     validate(p);
                     CpuOptions cpu_options;
                     if (o.cpu_levels > 0) cpu_options.levels_in_flight = o.cpu_levels;
@@ -475,6 +477,9 @@ int run_bench_detect(const BenchDetectOptions& o) {
                                : "")
            << (o.approximate_hog ? "; HoG histograms computed at the octaves only (smoothed), the levels between them interpolated "
                                    "(--approximate-hog; CPU only)"
+                                 : "")
+           << (o.approximate_lbp ? "; LBP stages of the levels between octaves scanned on the octaves' gray integral images, "
+                                   "cells scaled (--approximate-lbp; CPU only)"
                                  : "")
            << "\n"
            << "- frame: " << (o.frame.empty() ? "synthetic (bench_image)" : o.frame) << ", resized to each size, 3-channel BGR\n"

@@ -96,6 +96,7 @@ public:
                            {"sigma_s", o.fusion.sigma_s},       {"threshold", o.threshold},
                            {"min_neighbors", o.min_neighbors},  {"pad", o.pad}, {"level_pad", o.params.level_pad}, {"scale_windows", o.params.scale_windows},
                            {"approximate_hog", o.params.approximate_hog},
+                           {"approximate_lbp", o.params.approximate_lbp},
                            {"boxes", o.window_boxes ? "window" : "object"}};
         const ObjectBox& b = bulk.model().object_box;
         json_["object_box"] = {decimal_value(b.x), decimal_value(b.y), decimal_value(b.w), decimal_value(b.h)};
@@ -347,11 +348,13 @@ void prepare_outputs(const DetectOptions& o) {
 DetectOptions with_operating_point(DetectOptions o, const CascadeModel& model) {
     const OperatingPoint p = overridden(model.operating, o.point);
     const double max_scale = o.params.max_scale;
-    const bool scale_windows = o.params.scale_windows, approximate_hog = o.params.approximate_hog;
+    const bool scale_windows = o.params.scale_windows, approximate_hog = o.params.approximate_hog,
+               approximate_lbp = o.params.approximate_lbp;
     o.params = detect_params(p);
     o.params.max_scale = max_scale;
     o.params.scale_windows = scale_windows;
     o.params.approximate_hog = approximate_hog;
+    o.params.approximate_lbp = approximate_lbp;
     const FusionParams f = fusion_params(p);
     o.fusion.method = f.method;
     o.fusion.nms_iou = f.nms_iou;

@@ -133,6 +133,7 @@ int run_eval(const EvalOptions& o) {
         params.level_pad = o.level_pad;
         params.scale_windows = o.scale_windows;
         params.approximate_hog = o.approximate_hog;
+        params.approximate_lbp = o.approximate_lbp;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
         // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).

@@ -173,6 +173,11 @@ int main(int argc, char** argv) {
                      "between them from its octave's (Dollar et al.'s fast feature pyramids): faster on the CPU, about as "
                      "accurate, other scores than the resampled levels'; not with --scale-windows; CPU backend only (auto "
                      "picks it)");
+    detect->add_flag("--approximate-lbp", det.params.approximate_lbp,
+                     "Scan the LBP stages of every level between two octaves on the octave's gray integral image, their "
+                     "cells scaled to the level, so that those levels need no pixels of their own for them: faster on the "
+                     "CPU, about as accurate, other scores; alone or with --approximate-hog, not with --scale-windows; CPU "
+                     "backend only (auto picks it)");
     detect->add_option("--upscale", upscale, "Shorthand for --min-scale 1/F (e.g. 2 finds objects half the window size)");
     add_fusion_options(detect, fuse, det.fusion, true);
     detect->add_option("--backend", backend, "cpu, cuda, or auto (CUDA when present)")->check(choices({"auto", "cpu", "cuda"}))->capture_default_str();
@@ -299,6 +304,9 @@ int main(int argc, char** argv) {
     eval->add_flag("--approximate-hog", ev.approximate_hog,
                    "Full-image scans: HoG histograms of the levels between octaves interpolated from the octaves' (cascade "
                    "detect --approximate-hog); CPU backend only");
+    eval->add_flag("--approximate-lbp", ev.approximate_lbp,
+                   "Full-image scans: LBP stages of the levels between octaves on the octaves' gray integral images "
+                   "(cascade detect --approximate-lbp); CPU backend only");
     eval->add_option("--upscale-below", ev.upscale_below,
                      "Full-image scans: images less tall than this many pixels are enlarged 2x (bilinear) first and their "
                      "boxes halved back (the protocol OpenCV's people detector is usually scored by: 400); 0: none")
@@ -434,6 +442,9 @@ int main(int argc, char** argv) {
     bench_detect->add_flag("--approximate-hog", bd.approximate_hog,
                            "Our CPU rows interpolate the HoG histograms of the levels between octaves (cascade detect "
                            "--approximate-hog); no CUDA rows then");
+    bench_detect->add_flag("--approximate-lbp", bd.approximate_lbp,
+                           "Our CPU rows scan the LBP stages of the levels between octaves on the octaves (cascade detect "
+                           "--approximate-lbp); no CUDA rows then");
     bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");
     bench_detect->add_option("--peer", bd.peer,
                              "opencv_hog_peer or opencv_face_peer executable: adds OpenCV rows (1 and all threads)");

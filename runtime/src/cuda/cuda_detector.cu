@@ -185,6 +185,8 @@ CudaDetector::CudaDetector(CascadeModel model, DetectParams params, CudaOptions 
         throw DetectError("DetectParams::scale_windows (--scale-windows): the CUDA backend scans resampled levels only; use --backend cpu");
     if (params_.approximate_hog)
         throw DetectError("DetectParams::approximate_hog (--approximate-hog): the CUDA backend computes every level's histograms; use --backend cpu");
+    if (params_.approximate_lbp)
+        throw DetectError("DetectParams::approximate_lbp (--approximate-lbp): the CUDA backend reads every level's own gray integral; use --backend cpu");
     if (!cuda_available(&why)) throw DetectError("the CUDA backend cannot run here: " + why);
     int devices = 0;
     CK(cudaGetDeviceCount(&devices));

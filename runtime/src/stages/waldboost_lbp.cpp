@@ -91,28 +91,37 @@ class WaldBoostLbpEvaluator final : public StageEvaluator {
 public:
     explicit WaldBoostLbpEvaluator(const WaldBoostLbpStage& stage) : stage_(stage) {}
     StageOutcome evaluate(const LevelFeatures& f, int x, int y) const override {
-        const std::size_t stride = f.gray.row_stride();
-        return go_on(f.gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x), stride, 0, 0.0f);
+        const IntegralImage& gray = f.lbp_gray ? *f.lbp_gray : f.gray;
+        if (f.lbp_gray) x = f.lbp_x[static_cast<std::size_t>(x)], y = f.lbp_y[static_cast<std::size_t>(y)];
+        const std::size_t stride = gray.row_stride();
+        return go_on(gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x), stride, 0, 0.0f);
     }
 
     // Windows side by side in chunks. While more than a quarter of a chunk is alive, every
     // window's codes are formed (dense loads); then the survivors are packed together and go on
     // side by side (indexed loads: the compiler makes them scalar, which beat AVX2 gathers here),
     // packed again each time half of them have left.
+    //
+    // On an octave's gray integral (LevelFeatures::lbp_gray) the windows' points there are not
+    // evenly spaced: every window's codes come from indexed loads.
     void evaluate_row(const LevelFeatures& f, int x0, int step, int count, int y, StageOutcome* out) const override {
-        const std::size_t stride = f.gray.row_stride();
-        const std::uint32_t* row = f.gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x0);
+        const bool mapped = f.lbp_gray != nullptr;
+        const IntegralImage& gray = mapped ? *f.lbp_gray : f.gray;
+        const std::size_t stride = gray.row_stride();
+        const std::uint32_t* row = mapped ? gray.data() + static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride
+                                          : gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x0);
         float h[kChunk], score[kChunk];
         std::int32_t evaluated[kChunk], alive[kChunk], window[kChunk], at[kChunk];
         std::uint8_t codes[kChunk];
         for (int c0 = 0; c0 < count; c0 += kChunk) {
             const int n = std::min(kChunk, count - c0);
-            const std::uint32_t* origin = row + static_cast<std::size_t>(c0) * static_cast<std::size_t>(step);
+            const std::uint32_t* origin = mapped ? row : row + static_cast<std::size_t>(c0) * static_cast<std::size_t>(step);
             std::fill_n(h, n, 0.0f);
             std::fill_n(score, n, 0.0f);
             std::fill_n(evaluated, n, 0);
             std::fill_n(alive, n, 1);
-            for (int k = 0; k < n; ++k) window[k] = k, at[k] = k * step;
+            for (int k = 0; k < n; ++k)
+                window[k] = k, at[k] = mapped ? f.lbp_x[static_cast<std::size_t>(x0 + (c0 + k) * step)] : k * step;
             bool packed = false;
             int m = n;  // windows in the arrays (alive or not yet written out)
             for (std::size_t t = 0; t < stage_.weak.size(); ++t) {
@@ -126,7 +135,7 @@ public:
                     break;
                 }
                 const LbpWeakClassifier& c = stage_.weak[t];
-                grid_codes(origin, stride, step, packed ? at : nullptr, c.cell, m, codes);
+                grid_codes(origin, stride, step, packed || mapped ? at : nullptr, c.cell, m, codes);
                 const int left = row_step(codes, c.responses.data(), c.reject_threshold, m, h, alive, score, evaluated);
                 if ((packed ? 2 : kDenseShare) * left > m) continue;
                 // Pack: write out the windows that left, move the survivors to the front.

@@ -73,10 +73,13 @@ private:
     struct Unit {
         PyramidLevel image;
         std::vector<Scan> scans;
-        // DetectParams::approximate_hog: the octave (in octaves_) whose HoG histogram this level
-        // interpolates, and the level's scale over the octave's; -1: the level's own pixels.
+        // DetectParams::approximate_hog and approximate_lbp: the octave (in octaves_) that this
+        // level's HoG histogram is interpolated from and/or its LBP stages read, and the level's
+        // scale over the octave's; -1: the level's own pixels for both.
         int octave = -1;
         double ratio = 1.0;
+        bool hog_from_octave = false;  // approximate_hog
+        bool lbp_from_octave = false;  // approximate_lbp (the scan's evaluator: scale_lbp_cells)
     };
     void detect_unit(const Unit& unit, LevelWork& work) const;
     // The frame's units: its levels, or its octaves (DetectParams::scale_windows).
@@ -95,11 +98,12 @@ private:
     std::vector<std::unique_ptr<LevelRows>> rows_;  // a level's each
     std::vector<Unit> units_;                       // the frame's, for frames of this size:
     int units_width_ = -1, units_height_ = -1;
-    // DetectParams::scale_windows: level i's model scaled to its octave (the same for every
-    // frame: the levels' scales do not depend on the frame's size), built when first needed.
+    // DetectParams::scale_windows: level i's model scaled to its octave; approximate_lbp: its
+    // LBP cells scaled (the same for every frame: the levels' scales do not depend on the
+    // frame's size), built when first needed.
     std::vector<std::unique_ptr<CascadeEvaluator>> scaled_;
-    // DetectParams::approximate_hog: the frame's octaves that levels interpolate, for frames of
-    // this size; their histograms are computed before the levels are detected.
+    // DetectParams::approximate_hog and approximate_lbp: the frame's octaves that levels read,
+    // for frames of this size; their planes are computed before the levels are detected.
     struct Octave;
     std::vector<std::unique_ptr<Octave>> octaves_;
 };

@@ -211,8 +211,8 @@ struct CudaSlotWork {
 class CudaDetector final : public Detector {
 public:
     // Throws DetectError when no device is usable, options.device does not exist, the model
-    // has stages the GPU does not run (supports()) or params ask for DetectParams::scale_windows
-    // or approximate_hog (CPU scans only); DeviceError when the device fails.
+    // has stages the GPU does not run (supports()) or params ask for DetectParams::scale_windows,
+    // approximate_hog or approximate_lbp (CPU scans only); DeviceError when the device fails.
     // Everything the detector allocates lives on options.device, and every call runs there
     // (the caller's current device is restored after each call).
     CudaDetector(CascadeModel model, DetectParams params, CudaOptions options = {});

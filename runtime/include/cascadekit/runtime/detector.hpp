@@ -54,13 +54,27 @@ struct DetectParams {
     // scan, of about the same accuracy; faster on the CPU. The CUDA backend refuses it. Figures:
     // experiments/results/inria-hybrid.md, "HoG histograms approximated from octaves".
     bool approximate_hog = false;
+    // false: LBP stages read every level's own gray integral image.
+    // true (CPU backend only; not with scale_windows; alone or with approximate_hog): every level
+    // between two octaves (scales min_scale·2^k) is scanned by its LBP stages on the octave's gray
+    // integral image, a window at level (x, y) at the octave pixel nearest to where the level puts
+    // it, with the stage's cells scaled by the level's ratio to the octave (scale_lbp_cells,
+    // runtime/scaled_windows.hpp) and rounded to whole pixels; the window's other stages read the
+    // level's own (or, with approximate_hog, interpolated) planes at the level's windows. Such a
+    // level needs no pixels of its own for its LBP stages: with approximate_hog, or where no
+    // window passes an LBP prefix, it is never resampled. The octave levels themselves use their
+    // own pixels. Other scores and detections than the resampled scan, of about the same
+    // accuracy; faster on the CPU. The CUDA backend refuses it. Figures:
+    // experiments/results/inria-hybrid.md, "LBP stages on the octaves".
+    bool approximate_lbp = false;
 };
 
 // Throws std::invalid_argument naming the bad parameter.
 void validate(const DetectParams& params);
 
 // The option (as `cascade detect` spells it) that makes params a CPU-only scan, or null:
-// scale_windows or approximate_hog. Backend::Auto then takes the CPU, and CudaDetector refuses it.
+// scale_windows, approximate_hog or approximate_lbp. Backend::Auto then takes the CPU, and
+// CudaDetector refuses it.
 const char* cpu_only_scan(const DetectParams& params);
 
 // Empty when a width × height input holds at least one window of the scan; else why not, in

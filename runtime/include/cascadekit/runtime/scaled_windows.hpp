@@ -20,6 +20,14 @@ namespace cascadekit {
 // already on the grid gives the model itself. Requires grid >= 1; the result passes validate_model.
 CascadeModel scale_model(const CascadeModel& model, double ratio, int grid);
 
+// The model with only its LBP cells scaled by `ratio` (> 0), as scale_model scales them (moved
+// inside a window of round(w·r) × round(h·r)); the window, HoG blocks and every threshold
+// unchanged. DetectParams::approximate_lbp: the waldboost_lbp stages of a level between octaves
+// read the octave's gray integral image, the window's other stages the level's own planes. For
+// ratio > 1 the cells may reach past the model's window, so the result is no model to scan or
+// save on its own (it would fail validate_model).
+CascadeModel scale_lbp_cells(const CascadeModel& model, double ratio);
+
 // The window step of a level scanned at `ratio` on its octave: stride·r rounded to a multiple of
 // `grid`, at least `grid` (window positions on the HoG histograms' grid).
 int scaled_stride(int stride, double ratio, int grid);

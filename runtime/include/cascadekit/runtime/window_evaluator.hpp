@@ -42,6 +42,13 @@ struct LevelFeatures {
     // (the same values; cheaper where few windows reach them: CpuOptions).
     GradientPlane gradients;
     bool hog_from_gradients = false;
+    // Instead of `gray`, when lbp_gray is set (DetectParams::approximate_lbp: a level between
+    // octaves): waldboost_lbp stages read this gray integral image, of the level's octave, the
+    // window at level (x, y) at (lbp_x[x], lbp_y[y]) there, with their cells scaled to the level
+    // (scale_lbp_cells, in the level's CascadeEvaluator). lbp_x and lbp_y: an entry for every
+    // level column and row, each window's cells inside lbp_gray.
+    const IntegralImage* lbp_gray = nullptr;
+    std::vector<int> lbp_x, lbp_y;
 };
 
 // Computes the planes `needs` asks for from one pyramid level's gray image (others are left as
