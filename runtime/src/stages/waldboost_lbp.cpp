@@ -137,7 +137,9 @@ public:
                 const LbpWeakClassifier& c = stage_.weak[t];
                 grid_codes(origin, stride, step, packed || mapped ? at : nullptr, c.cell, m, codes);
                 const int left = row_step(codes, c.responses.data(), c.reject_threshold, m, h, alive, score, evaluated);
-                if ((packed ? 2 : kDenseShare) * left > m) continue;
+                // Windows at uneven points (mapped) cost indexed loads whether packed or not: packed
+                // as soon as half have left.
+                if ((packed || mapped ? 2 : kDenseShare) * left > m) continue;
                 // Pack: write out the windows that left, move the survivors to the front.
                 int j = 0;
                 for (int k = 0; k < m; ++k) {
