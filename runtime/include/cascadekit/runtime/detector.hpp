@@ -45,27 +45,29 @@ struct DetectParams {
     // false: every level's HoG integral histogram is computed from the level's own pixels.
     // true (CPU backend only; not with scale_windows): only at the octaves (scales
     // min_scale·2^k) are HoG histograms computed from pixels, of the octave smoothed
-    // (smooth_binomial); every level between two octaves gets its histogram by interpolating
-    // the octave's (IntegralHistogram::approximate: Dollár et al.'s fast feature pyramids,
-    // PAMI 2014) and is scanned by the model itself, as resampled. Levels still get their own
-    // gray images where an LBP stage reads them; after an LBP prefix a level's HoG histogram is
+    // (smooth_binomial); every level of scale in [min_scale·2^k, min_scale·2^(k+1)) gets its
+    // histogram by interpolating octave k's (IntegralHistogram::approximate: Dollár et al.'s fast
+    // feature pyramids, PAMI 2014; the octave's own level takes its cells as they are) and is
+    // scanned by the model itself, as resampled. Levels still get their own gray images where an
+    // LBP stage reads them (unless approximate_lbp); after an LBP prefix a level's HoG histogram is
     // always the interpolated one (CpuOptions::prefix_planes' survivor blocks would need the
     // level's own gradients). Other scores and detections than the resampled
     // scan, of about the same accuracy; faster on the CPU. The CUDA backend refuses it. Figures:
-    // experiments/results/inria-hybrid.md, "HoG histograms approximated from octaves".
+    // experiments/results/inria-hybrid.md, "HoG histograms approximated from octaves" and "LBP
+    // stages on the octaves" (since which the octaves' own levels read the smoothed octave too).
     bool approximate_hog = false;
     // false: LBP stages read every level's own gray integral image.
     // true (CPU backend only; not with scale_windows; alone or with approximate_hog): every level
-    // between two octaves (scales min_scale·2^k) is scanned by its LBP stages on the octave's gray
-    // integral image, a window at level (x, y) at the octave pixel nearest to where the level puts
-    // it, with the stage's cells scaled by the level's ratio to the octave (scale_lbp_cells,
+    // of scale in [min_scale·2^k, min_scale·2^(k+1)) is scanned by its LBP stages on octave k's
+    // gray integral image, a window at level (x, y) at the octave pixel nearest to where the level
+    // puts it, with the stage's cells scaled by the level's ratio to the octave (scale_lbp_cells,
     // runtime/scaled_windows.hpp) and rounded to whole pixels; the window's other stages read the
     // level's own (or, with approximate_hog, interpolated) planes at the level's windows. Such a
     // level needs no pixels of its own for its LBP stages: with approximate_hog, or where no
-    // window passes an LBP prefix, it is never resampled. The octave levels themselves use their
-    // own pixels. Other scores and detections than the resampled scan, of about the same
-    // accuracy; faster on the CPU. The CUDA backend refuses it. Figures:
-    // experiments/results/inria-hybrid.md, "LBP stages on the octaves".
+    // window passes an LBP prefix, it is never resampled. The octave's own level reads it
+    // unscaled: the same sums as from its own pixels. Other scores and detections than the
+    // resampled scan, of about the same accuracy; faster on the CPU. The CUDA backend refuses it.
+    // Figures: experiments/results/inria-hybrid.md, "LBP stages on the octaves".
     bool approximate_lbp = false;
 };
 
