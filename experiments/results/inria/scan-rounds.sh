@@ -1,6 +1,6 @@
-# Sourced by the scan comparisons (scaled-windows/run.sh, approximate-hog/run.sh): speed_rounds
+# Sourced by the scan comparisons (scaled-windows/, approximate-hog/, approximate-lbp/run.sh): speed_rounds
 # OUT SCAN... times the shipped people hybrid and HoG cascade on one thread, 1280×960, ×1.05,
-# stride 8, the synthetic frame and a PennFudan photo, each SCAN ("name" or "name:--flag") in
+# stride 8, the synthetic frame and a PennFudan photo, each SCAN ("name" or "name:--flags") in
 # turn, ROUNDS rounds (default 3), with OpenCV's HOG detector in the synthetic rounds (beside the
 # first scan of the hybrid); tables into OUT/MODEL-SCAN-FRAME-ROUND.md, one line a round and frame.
 speed_rounds() {
@@ -23,7 +23,7 @@ speed_rounds() {
         line+=" $m"
         for scan in "$@"; do
           local name=${scan%%:*} flags=() peer=()
-          [[ $scan == *:* ]] && flags=("${scan#*:}")
+          [[ $scan == *:* ]] && read -r -a flags <<< "${scan#*:}"  # flags split at spaces
           [ $frame = synthetic ] && [ $m = inria-hybrid ] && [ "$name" = "$first" ] && peer=(--peer build/experiments/opencv_hog_peer)
           line+=" $name $(run $m-$name-$frame-$r $m "$f" "${flags[@]}" "${peer[@]}")"
         done
