@@ -113,8 +113,8 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
     const GradientParams gradient = model_.hog.gradient();
     const PyramidLevel& image = unit.image;
 
-    // A level between octaves may read no pixels of its own (approximate_hog, approximate_lbp):
-    // they are resampled when first needed.
+    // A level whose planes come from its octave (approximate_hog, approximate_lbp) may read no
+    // pixels of its own: they are resampled when first needed.
     const Octave* octave = unit.octave >= 0 ? octaves_[static_cast<std::size_t>(unit.octave)].get() : nullptr;
     const GrayImage* gray = nullptr;
     const ColourPlanes* level_colour = nullptr;
