@@ -796,8 +796,11 @@ TEST(CpuDetector, WaldBoostRowsOnAnOctaveReadItsPoints) {
     octave_gray.compute(octave);
     f.lbp_gray = &octave_gray;
     const int sw = static_cast<int>(std::lround(24 * ratio)), sh = static_cast<int>(std::lround(26 * ratio));
-    for (int x = 0; x < img.width; ++x) f.lbp_x.push_back(std::min(static_cast<int>(std::lround(3 + x * ratio)), octave.width - sw));
-    for (int y = 0; y < img.height; ++y) f.lbp_y.push_back(std::min(static_cast<int>(std::lround(2 + y * ratio)), octave.height - sh));
+    std::vector<int> xs, ys;
+    for (int x = 0; x < img.width; ++x) xs.push_back(std::min(static_cast<int>(std::lround(3 + x * ratio)), octave.width - sw));
+    for (int y = 0; y < img.height; ++y) ys.push_back(std::min(static_cast<int>(std::lround(2 + y * ratio)), octave.height - sh));
+    f.lbp_x = xs.data();
+    f.lbp_y = ys.data();
     std::size_t cases = 0, rejected_early = 0, passed_all = 0;
     for (int weak : {8, 70})
         for (int step : {1, 4}) {
@@ -1065,6 +1068,7 @@ namespace {
 std::vector<Detection> approximated_scan_reference(const CascadeModel& m, const GrayImage& img, const DetectParams& p) {
     const int grid = std::max(1, hog_scan_grid(m, p.stride));
     std::vector<std::unique_ptr<IntegralImage>> octave_grays;  // what the levels' features point to
+    std::vector<int> xs, ys;                                    // the level's placements (one level at a time)
     return reference_scan(m, img, p, [&](const CascadeEvaluator& evaluator, const PyramidLevel& level, Octaves& octaves, LevelFeatures& f) {
         GrayImage resampled;
         resample_level(octaves, level, resampled);
@@ -1087,11 +1091,45 @@ std::vector<Detection> approximated_scan_reference(const CascadeModel& m, const 
         octave_grays.push_back(std::make_unique<IntegralImage>());
         octave_grays.back()->compute(image);
         f.lbp_gray = octave_grays.back().get();
-        for (int x = 0; x < level.width; ++x) f.lbp_x.push_back(std::clamp(static_cast<int>(std::lround(origin + x * ratio)), 0, octave.width - sw));
-        for (int y = 0; y < level.height; ++y) f.lbp_y.push_back(std::clamp(static_cast<int>(std::lround(origin + y * ratio)), 0, octave.height - sh));
+        xs.clear();
+        ys.clear();
+        for (int x = 0; x < level.width; ++x) xs.push_back(std::clamp(static_cast<int>(std::lround(origin + x * ratio)), 0, octave.width - sw));
+        for (int y = 0; y < level.height; ++y) ys.push_back(std::clamp(static_cast<int>(std::lround(origin + y * ratio)), 0, octave.height - sh));
+        f.lbp_x = xs.data();
+        f.lbp_y = ys.data();
         own = std::make_unique<CascadeEvaluator>(scale_lbp_cells(m, ratio));
         return own;
     });
+}
+}  // namespace
+
+namespace {
+// An approximated scan p of the scene by m is the by-hand reference above (gray), the same on
+// one thread as on all and for every way of building the HoG planes after the prefix; its
+// detections, and those at levels between octaves, are added to the counts.
+void expect_approximated_scan(const CascadeModel& m, const ColourScene& scene, bool colour, const DetectParams& p,
+                              const std::string& what, std::size_t& detections, std::size_t& between) {
+    const DetectResult approximated = CpuDetector(m, p).detect(scene.view(colour));
+    if (!colour) {
+        EXPECT_EQ(approximated.detections, approximated_scan_reference(m, scene.gray, p)) << what;
+    }
+    DetectResult one_thread;
+    {
+        tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+        one_thread = CpuDetector(m, p).detect(scene.view(colour));
+    }
+    EXPECT_EQ(one_thread.detections, approximated.detections) << what;
+    EXPECT_EQ(one_thread.stats, approximated.stats) << what;
+    for (PrefixPlanes planes : {PrefixPlanes::EveryLevel, PrefixPlanes::WhereSurvivors, PrefixPlanes::SurvivorBlocks}) {
+        const DetectResult other = CpuDetector(m, p, CpuOptions{planes}).detect(scene.view(colour));
+        EXPECT_EQ(other.detections, approximated.detections) << what << ", planes " << static_cast<int>(planes);
+        EXPECT_EQ(other.stats, approximated.stats) << what << ", planes " << static_cast<int>(planes);
+    }
+    detections += approximated.detections.size();
+    between += static_cast<std::size_t>(std::count_if(approximated.detections.begin(), approximated.detections.end(), [&](const Detection& d) {
+        const double r = d.scale / std::ldexp(p.min_scale, static_cast<int>(std::floor(std::log2(d.scale / p.min_scale) + 1e-9)));
+        return r > 1.01;
+    }));
 }
 }  // namespace
 
@@ -1112,27 +1150,7 @@ TEST(CpuDetector, ApproximatedHogIsTheSmoothedOctaveReadAtEachLevel) {
             p.min_scale = min_scale;
             p.approximate_hog = true;
             const std::string what = model + ", pad " + std::to_string(pad) + ", min scale " + std::to_string(min_scale);
-            const DetectResult approximated = CpuDetector(m, p).detect(scene.view(colour));
-            if (!colour) {
-                EXPECT_EQ(approximated.detections, approximated_scan_reference(m, scene.gray, p)) << what;
-            }
-            DetectResult one_thread;
-            {
-                tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-                one_thread = CpuDetector(m, p).detect(scene.view(colour));
-            }
-            EXPECT_EQ(one_thread.detections, approximated.detections) << what;
-            EXPECT_EQ(one_thread.stats, approximated.stats) << what;
-            for (PrefixPlanes planes : {PrefixPlanes::EveryLevel, PrefixPlanes::WhereSurvivors, PrefixPlanes::SurvivorBlocks}) {
-                const DetectResult other = CpuDetector(m, p, CpuOptions{planes}).detect(scene.view(colour));
-                EXPECT_EQ(other.detections, approximated.detections) << what << ", planes " << static_cast<int>(planes);
-                EXPECT_EQ(other.stats, approximated.stats) << what << ", planes " << static_cast<int>(planes);
-            }
-            detections += approximated.detections.size();
-            between += static_cast<std::size_t>(std::count_if(approximated.detections.begin(), approximated.detections.end(), [&](const Detection& d) {
-                const double r = d.scale / std::ldexp(min_scale, static_cast<int>(std::floor(std::log2(d.scale / min_scale) + 1e-9)));
-                return r > 1.01;
-            }));
+            expect_approximated_scan(m, scene, colour, p, what, detections, between);
             if (m.stages[0].get_if<WaldBoostLbpStage>() != nullptr) continue;  // its LBP stages read unsmoothed levels
             DetectParams octaves = p;
             octaves.scale_step = 2.0;
@@ -1174,27 +1192,7 @@ TEST(CpuDetector, ApproximatedLbpReadsTheOctaveAtEachLevel) {
         p.approximate_hog = hog;
         const std::string what = model + ", pad " + std::to_string(pad) + ", min scale " + std::to_string(min_scale) + ", hog " +
                                  std::to_string(hog);
-        const DetectResult approximated = CpuDetector(m, p).detect(scene.view(colour));
-        if (!colour) {
-            EXPECT_EQ(approximated.detections, approximated_scan_reference(m, scene.gray, p)) << what;
-        }
-        DetectResult one_thread;
-        {
-            tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-            one_thread = CpuDetector(m, p).detect(scene.view(colour));
-        }
-        EXPECT_EQ(one_thread.detections, approximated.detections) << what;
-        EXPECT_EQ(one_thread.stats, approximated.stats) << what;
-        for (PrefixPlanes planes : {PrefixPlanes::EveryLevel, PrefixPlanes::WhereSurvivors, PrefixPlanes::SurvivorBlocks}) {
-            const DetectResult other = CpuDetector(m, p, CpuOptions{planes}).detect(scene.view(colour));
-            EXPECT_EQ(other.detections, approximated.detections) << what << ", planes " << static_cast<int>(planes);
-            EXPECT_EQ(other.stats, approximated.stats) << what << ", planes " << static_cast<int>(planes);
-        }
-        detections += approximated.detections.size();
-        between += static_cast<std::size_t>(std::count_if(approximated.detections.begin(), approximated.detections.end(), [&](const Detection& d) {
-            const double r = d.scale / std::ldexp(min_scale, static_cast<int>(std::floor(std::log2(d.scale / min_scale) + 1e-9)));
-            return r > 1.01;
-        }));
+        expect_approximated_scan(m, scene, colour, p, what, detections, between);
         if (hog) return;
         DetectParams octaves = p;
         octaves.scale_step = 2.0;

@@ -403,9 +403,9 @@ PYBIND11_MODULE(cascadekit, m) {
              "pixels of replicated border around every pyramid level (as cascade detect --pad-level); scale_windows: "
              "resample only the octaves and scan the levels between them with the model scaled (as cascade detect "
              "--scale-windows: faster on the CPU, approximate features between octaves; the CPU backend only); "
-             "approximate_hog: HoG histograms computed at the octaves only and interpolated for the levels between them "
+             "approximate_hog: HoG histograms computed at the octaves only and interpolated for the levels from them "
              "(as cascade detect --approximate-hog: faster on the CPU, about as accurate; the CPU backend only; not with "
-             "scale_windows); approximate_lbp: LBP stages of the levels between octaves scanned on the octaves' gray integral "
+             "scale_windows); approximate_lbp: the levels' LBP stages scanned on their octaves' gray integral "
              "images with their cells scaled (as cascade detect --approximate-lbp; alone or with approximate_hog; the CPU "
              "backend only; not with scale_windows)")
         .def("detect", &PyDetector::detect, py::arg("image"), py::arg("fuse") = py::none(), py::arg("nms_iou") = py::none(),

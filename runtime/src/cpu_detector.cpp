@@ -166,17 +166,9 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
             needs.hog = false;
         }
         if (unit.lbp_from_octave && needs.gray_integral) {
-            // A level pixel x is octave pixel origin + x·ratio; each window's scaled cells inside
-            // the octave (plan_units checked that the scaled window fits).
-            const double origin = octave->image.pad - image.pad * unit.ratio;
-            auto place = [&](std::vector<int>& at, int n, int window, int octave_size) {
-                const int most = octave_size - std::max(1, static_cast<int>(std::lround(window * unit.ratio)));
-                at.resize(static_cast<std::size_t>(n));
-                for (int i = 0; i < n; ++i) at[static_cast<std::size_t>(i)] = std::clamp(static_cast<int>(std::lround(origin + i * unit.ratio)), 0, most);
-            };
-            place(features.lbp_x, image.width, model_.window_width, octave->image.width);
-            place(features.lbp_y, image.height, model_.window_height, octave->image.height);
             features.lbp_gray = &octave->gray;
+            features.lbp_x = unit.lbp_x.data();
+            features.lbp_y = unit.lbp_y.data();
             needs.gray_integral = false;
         }
         if (!needs.hog && !needs.gray_integral) return;
@@ -308,6 +300,15 @@ void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width,
             o.hog_read = o.hog_read || u.hog_from_octave;
             o.gray_read = o.gray_read || u.lbp_from_octave;
             if (!u.lbp_from_octave) continue;
+            // A level pixel x is octave pixel origin + x·ratio, each window's scaled cells inside.
+            const double origin = o.image.pad - levels[i].pad * ratio;
+            auto place = [&](std::vector<int>& at, int n, int window, int octave_size) {
+                const int most = octave_size - std::max(1, static_cast<int>(std::lround(window * ratio)));
+                at.resize(static_cast<std::size_t>(n));
+                for (int k = 0; k < n; ++k) at[static_cast<std::size_t>(k)] = std::clamp(static_cast<int>(std::lround(origin + k * ratio)), 0, most);
+            };
+            place(u.lbp_x, levels[i].width, model_.window_width, o.image.width);
+            place(u.lbp_y, levels[i].height, model_.window_height, o.image.height);
             if (ratio < 1.0 + 1e-9) continue;  // the model's own cells
             if (!scaled_[i]) scaled_[i] = std::make_unique<CascadeEvaluator>(scale_lbp_cells(model_, ratio));
             u.scans[0].evaluator = scaled_[i].get();

@@ -234,11 +234,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
             spdlog::warn("no CUDA rows: {}", why);
             gpu = false;
         }
-        DetectParams cpu_scan;
-        cpu_scan.scale_windows = o.scale_windows;
-        cpu_scan.approximate_hog = o.approximate_hog;
-        cpu_scan.approximate_lbp = o.approximate_lbp;
-        if (const char* option = cpu_only_scan(cpu_scan); gpu && option) {
+        if (const char* option = cpu_only_scan(o.scan); gpu && option) {
             if (backend == Backend::Cuda) throw std::runtime_error(std::string("--backend cuda: ") + option + " is a CPU scan only");
             gpu = false;
         }
@@ -283,14 +279,11 @@ int run_bench_detect(const BenchDetectOptions& o) {
                     r.size = size;
                     r.step = step;
                     r.stride = stride;
-                    DetectParams p;
+                    DetectParams p = o.scan;
                     p.stride = stride;
                     p.scale_step = step;
                     p.min_scale = o.min_scale;
                     p.max_scale = o.max_scale;
-                    p.scale_windows = o.scale_windows;
-                    p.approximate_hog = o.approximate_hog;
-                    p.approximate_lbp = o.approximate_lbp;
                     validate(p);
                     CpuOptions cpu_options;
                     if (o.cpu_levels > 0) cpu_options.levels_in_flight = o.cpu_levels;
@@ -345,7 +338,7 @@ int run_bench_detect(const BenchDetectOptions& o) {
                         }
                         // Scaled windows snap their blocks to the grid, approximated histograms are
                         // interpolated between its points: without it, other features.
-                        if (r.grid > 1 && !o.scale_windows && !o.approximate_hog) {
+                        if (r.grid > 1 && !o.scan.scale_windows && !o.scan.approximate_hog) {
                             CpuOptions full_options = cpu_options;
                             full_options.grid_histograms = false;
                             CpuDetector full(model, p, full_options);
@@ -472,13 +465,13 @@ int run_bench_detect(const BenchDetectOptions& o) {
            << (o.lbp_weak > 0 ? "; WaldBoost sequence padded to " + std::to_string(o.lbp_weak) +
                                     " weak classifiers (its own tables repeated, no rejection after its own end)"
                               : std::string())
-           << (o.scale_windows ? "; scaled windows: only octaves resampled, the levels between them scanned with the model scaled "
+           << (o.scan.scale_windows ? "; scaled windows: only octaves resampled, the levels between them scanned with the model scaled "
                                  "(--scale-windows; CPU only)"
                                : "")
-           << (o.approximate_hog ? "; HoG histograms computed at the octaves only (smoothed), the levels between them interpolated "
+           << (o.scan.approximate_hog ? "; HoG histograms computed at the octaves only (smoothed), the levels between them interpolated "
                                    "(--approximate-hog; CPU only)"
                                  : "")
-           << (o.approximate_lbp ? "; LBP stages of the levels between octaves scanned on the octaves' gray integral images, "
+           << (o.scan.approximate_lbp ? "; LBP stages of every level scanned on its octave's gray integral image, "
                                    "cells scaled (--approximate-lbp; CPU only)"
                                  : "")
            << "\n"

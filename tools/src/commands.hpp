@@ -92,9 +92,9 @@ struct EvalOptions {
     std::string face_match = "points";               // --faces matching: points (any box convention) or iou
     double min_scale = 1.0;                          // smallest window scale of full-image scans
     int level_pad = 0;                               // their border on every pyramid level (--pad-level)
-    bool scale_windows = false;                      // their levels on octaves (DetectParams::scale_windows)
-    bool approximate_hog = false;                    // their levels' HoG from octaves (DetectParams::approximate_hog)
-    bool approximate_lbp = false;                    // their levels' LBP stages on octaves (DetectParams::approximate_lbp)
+    // Their scan's approximations (--scale-windows, --approximate-hog, --approximate-lbp): only
+    // DetectParams' scale_windows, approximate_hog and approximate_lbp are read from it.
+    DetectParams scan;
     int upscale_below = 0;                           // images less tall are enlarged 2× first (--upscale-below)
     std::string write_lists;                         // folder for the held-out and PennFudan lists
     std::string label;
@@ -174,9 +174,9 @@ struct BenchDetectOptions {
     std::string peer_args;  // extra arguments to the peer's time mode (e.g. --cascade FILE)
     std::string peer_name = "OpenCV HOG";  // its name in the tables
     bool no_cpu = false;   // skip timing our CPU backend
-    bool scale_windows = false;  // DetectParams::scale_windows for our CPU rows (no CUDA rows then)
-    bool approximate_hog = false;  // DetectParams::approximate_hog likewise
-    bool approximate_lbp = false;  // DetectParams::approximate_lbp likewise
+    // Our CPU rows' scan approximations (DetectParams' scale_windows, approximate_hog and
+    // approximate_lbp, the only members read; no CUDA rows then).
+    DetectParams scan;
     std::vector<int> cpu_threads;  // also time the CPU backend (and the peer) at these thread counts: a scaling table
     int cpu_levels = 0;    // CpuOptions::levels_in_flight of our CPU rows; 0: the default
     double cpu_level_mib = -1;  // CpuOptions::level_memory_in_flight of our CPU rows, MiB; < 0: the default

@@ -126,14 +126,11 @@ int run_eval(const EvalOptions& o) {
         if (sources != 1) throw std::runtime_error("give exactly one of --model, --window-scores, --detections");
         std::optional<CascadeModel> model;
         if (!o.model.empty()) model = load_model(o.model);
-        DetectParams params;
+        DetectParams params = o.scan;
         params.stride = o.stride;
         params.scale_step = o.scale_step;
         params.min_scale = o.min_scale;
         params.level_pad = o.level_pad;
-        params.scale_windows = o.scale_windows;
-        params.approximate_hog = o.approximate_hog;
-        params.approximate_lbp = o.approximate_lbp;
         validate(params);
         const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
         // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).

@@ -170,11 +170,11 @@ int main(int argc, char** argv) {
                      "levels, so other detections; CPU backend only (auto picks it)");
     detect->add_flag("--approximate-hog", det.params.approximate_hog,
                      "Compute HoG histograms only at the octaves of the input (smoothed) and interpolate every level's "
-                     "between them from its octave's (Dollar et al.'s fast feature pyramids): faster on the CPU, about as "
+                     "from its octave's (Dollar et al.'s fast feature pyramids): faster on the CPU, about as "
                      "accurate, other scores than the resampled levels'; not with --scale-windows; CPU backend only (auto "
                      "picks it)");
     detect->add_flag("--approximate-lbp", det.params.approximate_lbp,
-                     "Scan the LBP stages of every level between two octaves on the octave's gray integral image, their "
+                     "Scan the LBP stages of every level on its octave's gray integral image, their "
                      "cells scaled to the level, so that those levels need no pixels of their own for them: faster on the "
                      "CPU, about as accurate, other scores; alone or with --approximate-hog, not with --scale-windows; CPU "
                      "backend only (auto picks it)");
@@ -298,14 +298,14 @@ int main(int argc, char** argv) {
     eval->add_option("--pad-level", ev.level_pad,
                      "Full-image scans: level pixels of replicated border on every side of every pyramid level (OpenCV's "
                      "detectMultiScale: 16), 0-256")->capture_default_str();
-    eval->add_flag("--scale-windows", ev.scale_windows,
+    eval->add_flag("--scale-windows", ev.scan.scale_windows,
                    "Full-image scans: resample only the octaves and scan the levels between them with the model scaled "
                    "(cascade detect --scale-windows); CPU backend only");
-    eval->add_flag("--approximate-hog", ev.approximate_hog,
-                   "Full-image scans: HoG histograms of the levels between octaves interpolated from the octaves' (cascade "
+    eval->add_flag("--approximate-hog", ev.scan.approximate_hog,
+                   "Full-image scans: HoG histograms of the levels interpolated from their octaves' (cascade "
                    "detect --approximate-hog); CPU backend only");
-    eval->add_flag("--approximate-lbp", ev.approximate_lbp,
-                   "Full-image scans: LBP stages of the levels between octaves on the octaves' gray integral images "
+    eval->add_flag("--approximate-lbp", ev.scan.approximate_lbp,
+                   "Full-image scans: LBP stages of the levels on their octaves' gray integral images "
                    "(cascade detect --approximate-lbp); CPU backend only");
     eval->add_option("--upscale-below", ev.upscale_below,
                      "Full-image scans: images less tall than this many pixels are enlarged 2x (bilinear) first and their "
@@ -436,14 +436,14 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.0, 1e6));
     bench_detect->add_option("--batch", bd.batch, "Frames per batched GPU call")->capture_default_str();
     bench_detect->add_option("--slots", bd.slots, "Frames in flight in a batch (streams)")->capture_default_str();
-    bench_detect->add_flag("--scale-windows", bd.scale_windows,
+    bench_detect->add_flag("--scale-windows", bd.scan.scale_windows,
                            "Our CPU rows scan the levels between octaves with the model scaled (cascade detect "
                            "--scale-windows); no CUDA rows then");
-    bench_detect->add_flag("--approximate-hog", bd.approximate_hog,
-                           "Our CPU rows interpolate the HoG histograms of the levels between octaves (cascade detect "
+    bench_detect->add_flag("--approximate-hog", bd.scan.approximate_hog,
+                           "Our CPU rows interpolate the levels' HoG histograms from their octaves' (cascade detect "
                            "--approximate-hog); no CUDA rows then");
-    bench_detect->add_flag("--approximate-lbp", bd.approximate_lbp,
-                           "Our CPU rows scan the LBP stages of the levels between octaves on the octaves (cascade detect "
+    bench_detect->add_flag("--approximate-lbp", bd.scan.approximate_lbp,
+                           "Our CPU rows scan the levels' LBP stages on their octaves (cascade detect "
                            "--approximate-lbp); no CUDA rows then");
     bench_detect->add_option("--frame", bd.frame, "Image resized to every size (default: a synthetic frame)");
     bench_detect->add_option("--peer", bd.peer,

@@ -80,6 +80,7 @@ private:
         double ratio = 1.0;
         bool hog_from_octave = false;  // approximate_hog
         bool lbp_from_octave = false;  // approximate_lbp (the scan's evaluator: scale_lbp_cells)
+        std::vector<int> lbp_x{}, lbp_y{};  // and then each level column's and row's octave pixel (LevelFeatures)
     };
     void detect_unit(const Unit& unit, LevelWork& work) const;
     // The frame's units: its levels, or its octaves (DetectParams::scale_windows).

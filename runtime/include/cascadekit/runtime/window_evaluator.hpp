@@ -46,9 +46,11 @@ struct LevelFeatures {
     // octaves): waldboost_lbp stages read this gray integral image, of the level's octave, the
     // window at level (x, y) at (lbp_x[x], lbp_y[y]) there, with their cells scaled to the level
     // (scale_lbp_cells, in the level's CascadeEvaluator). lbp_x and lbp_y: an entry for every
-    // level column and row, each window's cells inside lbp_gray.
+    // level column and row, each window's cells inside lbp_gray (the detector's, planned once a
+    // frame size).
     const IntegralImage* lbp_gray = nullptr;
-    std::vector<int> lbp_x, lbp_y;
+    const int* lbp_x = nullptr;
+    const int* lbp_y = nullptr;
 };
 
 // Computes the planes `needs` asks for from one pyramid level's gray image (others are left as
