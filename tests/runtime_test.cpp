@@ -8,6 +8,8 @@
 #include <bit>
 #include <cmath>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "cascadekit/features/gradient.hpp"
@@ -645,8 +647,9 @@ TEST(CpuDetector, GridHistogramsChangeNothing) {
 // HoG stages run 8 or 4 windows side by side (runtime/src/stages/hog_svm.cpp), and rows go
 // through the cascade stage by stage over the windows still in it: every window's outcome, score
 // bits, cleared sum and learner count equal the window-by-window evaluation, for every block
-// normalisation and vote rule, steps 1 to 8, rows of 1 to 200 windows, and arbitrary lists of
-// windows (evaluate_windows, and evaluate_stages_windows continuing after the first stage).
+// normalisation and vote rule, steps 1 to 8, rows of 1 to 200 windows, several rows at once, and
+// arbitrary lists of windows (evaluate_windows, and evaluate_stages_windows continuing after the
+// first stage).
 TEST(CpuDetector, HogRowsSideBySideEqualWindowByWindow) {
     const GrayImage img = blobby_image(260, 200, 7);
     std::size_t cases = 0, passed_all = 0;
@@ -695,6 +698,22 @@ TEST(CpuDetector, HogRowsSideBySideEqualWindowByWindow) {
                         }
                     }
             }
+        // Several rows at once (evaluate_stages_rows), each later stage row by row.
+        for (int step : {3, 8}) {
+            const int n = (img.width - 64) / step + 1, rows = 4, y0 = 5, ystep = 13;
+            std::vector<WindowProgress> progress(static_cast<std::size_t>(n * rows));
+            std::vector<std::uint8_t> passed(progress.size());
+            ev.evaluate_stages_rows(f, 0, step, n, y0, ystep, rows, 0, m.stages.size(), progress.data(), passed.data());
+            for (std::size_t i = 0; i < progress.size(); ++i) {
+                const int x = static_cast<int>(i % static_cast<std::size_t>(n)) * step, y = y0 + static_cast<int>(i / static_cast<std::size_t>(n)) * ystep;
+                WindowProgress p;
+                const bool ok = ev.evaluate_stages(f, x, y, 0, m.stages.size(), p);
+                const std::string where = std::string(to_string(norm)) + " rows at step " + std::to_string(step) + ", x " +
+                                          std::to_string(x) + " y " + std::to_string(y);
+                ASSERT_EQ(ok, passed[i] != 0) << where;
+                same(p, progress[i], where);
+            }
+        }
         // Lists of windows anywhere in a row, as the survivors of earlier stages are.
         std::mt19937 rng(11);
         std::uniform_int_distribution<int> any_x(0, img.width - 64);
@@ -740,8 +759,9 @@ TEST(CpuDetector, HogRowsSideBySideEqualWindowByWindow) {
 // WaldBoost rows run side by side (SIMD code loops, then the survivors alone): every window's
 // outcome, score bits and weak-classifier count equal the window-by-window evaluation, for
 // sequences from 1 to 300 weak classifiers, every step the detector may use (1 and 2 have their
-// own loops), rows shorter and longer than a chunk of 64 windows, and thresholds from "all pass"
-// to "all leave at the first".
+// own loops), rows shorter and longer than a chunk of windows, several rows at once (at steps
+// above 2 their windows go side by side together, chunks spanning rows), and thresholds from "all
+// pass" to "all leave at the first".
 TEST(CpuDetector, WaldBoostRowsSideBySideEqualWindowByWindow) {
     const GrayImage img = blobby_image(300, 90, 81);
     LevelFeatures f;
@@ -756,18 +776,27 @@ TEST(CpuDetector, WaldBoostRowsSideBySideEqualWindowByWindow) {
                 for (LbpWeakClassifier& c : shifted.stages[0].as<WaldBoostLbpStage>().weak) c.reject_threshold += shift;
                 shifted.stages[0].as<WaldBoostLbpStage>().final_threshold = wb.final_threshold + shift;
                 const CascadeEvaluator ev(shifted);
-                for (int y : {0, 17, img.height - 26}) {
+                // One row (evaluate_stages_row), or several at once (evaluate_stages_rows: at steps
+                // above 2 their windows side by side together, across chunks).
+                struct Rows {
+                    int y0, ystep, rows;
+                };
+                for (const Rows& rows : {Rows{0, 1, 1}, Rows{17, 1, 1}, Rows{img.height - 26, 1, 1}, Rows{0, 7, 9}, Rows{5, 3, 20}}) {
                     const int count = (img.width - 24) / step + 1;
                     for (int x0 : {0, step == 1 ? 3 : 0}) {
                         const int n = x0 ? std::min(count - x0, 40) : count;  // a row shorter than a chunk
-                        std::vector<WindowProgress> progress(static_cast<std::size_t>(n));
-                        std::vector<std::uint8_t> passed(static_cast<std::size_t>(n));
-                        ev.evaluate_stages_row(f, x0, step, n, y, 0, 1, progress.data(), passed.data());
-                        for (int k = 0; k < n; ++k) {
+                        const std::size_t all = static_cast<std::size_t>(n) * static_cast<std::size_t>(rows.rows);
+                        std::vector<WindowProgress> progress(all);
+                        std::vector<std::uint8_t> passed(all);
+                        if (rows.rows == 1) ev.evaluate_stages_row(f, x0, step, n, rows.y0, 0, 1, progress.data(), passed.data());
+                        else ev.evaluate_stages_rows(f, x0, step, n, rows.y0, rows.ystep, rows.rows, 0, 1, progress.data(), passed.data());
+                        for (std::size_t i = 0; i < all; ++i) {
+                            const int k = static_cast<int>(i % static_cast<std::size_t>(n));
+                            const int y = rows.y0 + static_cast<int>(i / static_cast<std::size_t>(n)) * rows.ystep;
                             WindowProgress p;
                             const bool ok = ev.evaluate_stages(f, x0 + k * step, y, 0, 1, p);
-                            const WindowProgress& q = progress[static_cast<std::size_t>(k)];
-                            ASSERT_EQ(ok, passed[static_cast<std::size_t>(k)] != 0) << weak << " " << step << " " << k;
+                            const WindowProgress& q = progress[i];
+                            ASSERT_EQ(ok, passed[i] != 0) << weak << " " << step << " " << k << " y " << y;
                             ASSERT_EQ(p.outcome.rejected_at, q.outcome.rejected_at);
                             ASSERT_EQ(p.outcome.weak_evaluated, q.outcome.weak_evaluated);
                             ASSERT_EQ(std::bit_cast<std::uint32_t>(p.outcome.score), std::bit_cast<std::uint32_t>(q.outcome.score));
@@ -807,14 +836,18 @@ TEST(CpuDetector, WaldBoostRowsOnAnOctaveReadItsPoints) {
             const CascadeModel m = scale_lbp_cells(random_lbp_model(190u + static_cast<unsigned>(weak + step), weak, 24, 26, img, step), ratio);
             const auto& wb = m.stages[0].as<WaldBoostLbpStage>();
             const CascadeEvaluator ev(m);
-            for (int y : {0, 30, img.height - 26}) {
+            // Rows one at a time, and several at once (their windows side by side together).
+            for (const auto& [y0, ystep, rows] : {std::tuple{0, 1, 1}, std::tuple{30, 1, 1}, std::tuple{img.height - 26, 1, 1},
+                                                  std::tuple{1, 5, 13}}) {
                 const int n = (img.width - 24) / step + 1;
-                std::vector<WindowProgress> progress(static_cast<std::size_t>(n));
-                std::vector<std::uint8_t> passed(static_cast<std::size_t>(n));
-                ev.evaluate_stages_row(f, 0, step, n, y, 0, 1, progress.data(), passed.data());
+                const std::size_t all = static_cast<std::size_t>(n) * static_cast<std::size_t>(rows);
+                std::vector<WindowProgress> progress(all);
+                std::vector<std::uint8_t> passed(all);
+                ev.evaluate_stages_rows(f, 0, step, n, y0, ystep, rows, 0, 1, progress.data(), passed.data());
                 const std::size_t stride = octave_gray.row_stride();
-                for (int k = 0; k < n; ++k) {
-                    const int x = k * step;
+                for (std::size_t i = 0; i < all; ++i) {
+                    const int k = static_cast<int>(i % static_cast<std::size_t>(n));
+                    const int x = k * step, y = y0 + static_cast<int>(i / static_cast<std::size_t>(n)) * ystep;
                     const std::uint32_t* origin = octave_gray.data() + static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride +
                                                   static_cast<std::size_t>(f.lbp_x[static_cast<std::size_t>(x)]);
                     float h = 0.0f;
@@ -829,9 +862,9 @@ TEST(CpuDetector, WaldBoostRowsOnAnOctaveReadItsPoints) {
                         }
                     }
                     const bool ok = !left && h >= wb.final_threshold;
-                    const WindowProgress& q = progress[static_cast<std::size_t>(k)];
-                    ASSERT_EQ(ok, passed[static_cast<std::size_t>(k)] != 0) << weak << " " << step << " " << k;
-                    ASSERT_EQ(q.outcome.weak_evaluated, evaluated) << weak << " " << step << " " << k;
+                    const WindowProgress& q = progress[i];
+                    ASSERT_EQ(ok, passed[i] != 0) << weak << " " << step << " " << k << " y " << y;
+                    ASSERT_EQ(q.outcome.weak_evaluated, evaluated) << weak << " " << step << " " << k << " y " << y;
                     WindowProgress p;
                     ASSERT_EQ(ev.evaluate_stages(f, x, y, 0, 1, p), ok);
                     ASSERT_EQ(std::bit_cast<std::uint32_t>(p.outcome.score), std::bit_cast<std::uint32_t>(q.outcome.score));

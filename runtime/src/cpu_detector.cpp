@@ -36,6 +36,9 @@ const CascadeModel& validated(const CascadeModel& model, const DetectParams& par
 // Survivors of the prefix evaluated by one task (lazy features): a task per row left the rows
 // with many survivors (a person's neighbourhood) to one thread each.
 constexpr int kSurvivorChunk = 16;
+// Windows a call of the first stage takes at least, in whole rows (a row of more takes one call):
+// a WaldBoost stage then keeps its chunks of 512 full (waldboost_lbp.cpp).
+constexpr int kRowBatchWindows = 1024;
 }  // namespace
 
 // What one level's windows produced, row by row; merged in level and row order so that the
@@ -193,22 +196,34 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
             rr.survivor_x.clear();
             rr.survivors.clear();
         }
-        tbb::parallel_for(tbb::blocked_range<int>(0, rows), [&](const tbb::blocked_range<int>& r) {
-            std::vector<WindowProgress> progress(static_cast<std::size_t>(cols));  // per range, not per row
-            std::vector<std::uint8_t> passed(static_cast<std::size_t>(cols));
-            for (int row = r.begin(); row < r.end(); ++row) {
-                LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
-                const int y = scan.offset + row * scan.stride;
-                scan.evaluator->evaluate_stages_row(features, scan.offset, scan.stride, cols, y, 0, first, progress.data(), passed.data());
-                out.scanned += static_cast<std::uint64_t>(cols);
-                for (int col = 0; col < cols; ++col) {
-                    const int x = scan.offset + col * scan.stride;
-                    const WindowProgress& p = progress[static_cast<std::size_t>(col)];
-                    if (!passed[static_cast<std::size_t>(col)]) record(scan, out, x, y, p.outcome);
-                    else if (first == n_stages) record(scan, out, x, y, CascadeEvaluator::finish(p));
-                    else out.survivor_x.push_back(x), out.survivors.push_back(p);
+        // Rows of few windows go to the first stage several at a time (evaluate_stages_rows:
+        // WaldBoost rows side by side together); every window's outcome is the same either way.
+        const int batch = std::max(1, kRowBatchWindows / std::max(1, cols));
+        tbb::parallel_for(tbb::blocked_range<int>(0, rows, static_cast<std::size_t>(batch)), [&](const tbb::blocked_range<int>& r) {
+            const std::size_t held = static_cast<std::size_t>(cols) * static_cast<std::size_t>(std::min(batch, static_cast<int>(r.size())));
+            std::vector<WindowProgress> progress(held);  // per range, not per row
+            std::vector<std::uint8_t> passed(held);
+            for (int row0 = r.begin(); row0 < r.end(); row0 += batch) {
+                const int n_rows = std::min(batch, r.end() - row0);
+                scan.evaluator->evaluate_stages_rows(features, scan.offset, scan.stride, cols, scan.offset + row0 * scan.stride,
+                                                     scan.stride, n_rows, 0, first, progress.data(), passed.data());
+                for (int j = 0; j < n_rows; ++j) {
+                    const int row = row0 + j;
+                    LevelRows::Row& out = out_rows.rows[static_cast<std::size_t>(row)];
+                    const int y = scan.offset + row * scan.stride;
+                    out.scanned += static_cast<std::uint64_t>(cols);
+                    const std::size_t first_window = static_cast<std::size_t>(j) * static_cast<std::size_t>(cols);
+                    const WindowProgress* row_progress = progress.data() + first_window;
+                    const std::uint8_t* row_passed = passed.data() + first_window;
+                    for (int col = 0; col < cols; ++col) {
+                        const int x = scan.offset + col * scan.stride;
+                        const WindowProgress& p = row_progress[col];
+                        if (!row_passed[col]) record(scan, out, x, y, p.outcome);
+                        else if (first == n_stages) record(scan, out, x, y, CascadeEvaluator::finish(p));
+                        else out.survivor_x.push_back(x), out.survivors.push_back(p);
+                    }
+                    if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
                 }
-                if (!out.survivors.empty()) any.store(true, std::memory_order_relaxed);
             }
         });
     }

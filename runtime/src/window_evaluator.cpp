@@ -62,6 +62,11 @@ void StageEvaluator::evaluate_row(const LevelFeatures& f, int x0, int step, int 
     for (int k = 0; k < count; ++k) out[k] = evaluate(f, x0 + k * step, y);
 }
 
+void StageEvaluator::evaluate_rows(const LevelFeatures& f, int x0, int step, int count, int y0, int ystep, int rows,
+                                   StageOutcome* out) const {
+    for (int j = 0; j < rows; ++j) evaluate_row(f, x0, step, count, y0 + j * ystep, out + static_cast<std::size_t>(j) * static_cast<std::size_t>(count));
+}
+
 void StageEvaluator::evaluate_windows(const LevelFeatures& f, const int* xs, int count, int y, StageOutcome* out) const {
     for (int k = 0; k < count; ++k) out[k] = evaluate(f, xs[k], y);
 }
@@ -101,19 +106,31 @@ void CascadeEvaluator::run_alive(const LevelFeatures& f, XOf xs_of, int y, std::
 
 void CascadeEvaluator::evaluate_stages_row(const LevelFeatures& f, int x0, int step, int count, int y, std::size_t begin,
                                            std::size_t end, WindowProgress* progress, std::uint8_t* passed) const {
-    thread_local std::vector<StageOutcome> first;  // reused row after row (no allocation per row)
-    thread_local std::vector<int> alive;           // the row's windows still in the cascade
-    first.resize(static_cast<std::size_t>(count));
-    alive.clear();
-    stages_[begin]->evaluate_row(f, x0, step, count, y, first.data());
-    for (int k = 0; k < count; ++k) {
-        WindowProgress& p = progress[k];
-        p = {};
-        passed[k] = 0;
-        if (fold(first[static_cast<std::size_t>(k)], begin, p)) alive.push_back(k);
+    evaluate_stages_rows(f, x0, step, count, y, 0, 1, begin, end, progress, passed);
+}
+
+void CascadeEvaluator::evaluate_stages_rows(const LevelFeatures& f, int x0, int step, int count, int y0, int ystep, int rows,
+                                            std::size_t begin, std::size_t end, WindowProgress* progress, std::uint8_t* passed) const {
+    thread_local std::vector<StageOutcome> first;  // reused call after call (no allocation per row)
+    thread_local std::vector<int> alive;           // a row's windows still in the cascade
+    const std::size_t n = static_cast<std::size_t>(count), all = n * static_cast<std::size_t>(rows);
+    first.resize(all);
+    stages_[begin]->evaluate_rows(f, x0, step, count, y0, ystep, rows, first.data());
+    for (int j = 0; j < rows; ++j) {
+        const std::size_t row = static_cast<std::size_t>(j) * n;
+        WindowProgress* row_progress = progress + row;
+        std::uint8_t* row_passed = passed + row;
+        const StageOutcome* row_first = first.data() + row;
+        alive.clear();
+        for (int k = 0; k < count; ++k) {
+            WindowProgress& p = row_progress[k];
+            p = {};
+            row_passed[k] = 0;
+            if (fold(row_first[k], begin, p)) alive.push_back(k);
+        }
+        run_alive(f, [&](int k) { return x0 + k * step; }, y0 + j * ystep, begin + 1, end, row_progress, alive);
+        for (const int k : alive) row_passed[k] = 1;
     }
-    run_alive(f, [&](int k) { return x0 + k * step; }, y, begin + 1, end, progress, alive);
-    for (const int k : alive) passed[k] = 1;
 }
 
 void CascadeEvaluator::evaluate_stages_windows(const LevelFeatures& f, const int* xs, int count, int y, std::size_t begin,

@@ -97,7 +97,7 @@ public:
         return go_on(gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x), stride, 0, 0.0f);
     }
 
-    // Windows side by side in chunks. While more than a quarter of a chunk is alive, every
+    // Windows side by side in chunks (run). While more than a quarter of a chunk is alive, every
     // window's codes are formed (dense loads); then the survivors are packed together and go on
     // side by side (indexed loads: the compiler makes them scalar, which beat AVX2 gathers here),
     // packed again each time half of them have left.
@@ -105,23 +105,60 @@ public:
     // On an octave's gray integral (LevelFeatures::lbp_gray) the windows' points there are not
     // evenly spaced: every window's codes come from indexed loads.
     void evaluate_row(const LevelFeatures& f, int x0, int step, int count, int y, StageOutcome* out) const override {
+        evaluate_rows(f, x0, step, count, y, 0, 1, out);
+    }
+
+    // Rows whose windows come from indexed loads anyway (on an octave, or at a step above 2) go
+    // into one run, so that the chunks stay full after the first packings: a row of a level at
+    // stride 8 has about 100 windows, which after two packings went on one at a time, at three
+    // times a side-by-side code's cost (the people hybrid's LBP prefix on octaves, 1280×960,
+    // ×1.05: 0.30 M of its 1.7 M codes; experiments/results/inria-hybrid.md, "Rows of a level
+    // side by side"). Rows at steps 1 and 2 are long and have their own dense loops: one by one.
+    void evaluate_rows(const LevelFeatures& f, int x0, int step, int count, int y0, int ystep, int rows,
+                       StageOutcome* out) const override {
         const bool mapped = f.lbp_gray != nullptr;
         const IntegralImage& gray = mapped ? *f.lbp_gray : f.gray;
         const std::size_t stride = gray.row_stride();
-        const std::uint32_t* row = mapped ? gray.data() + static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride
-                                          : gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x0);
+        // A window's point as an offset from the table's start; such offsets fit in `at`'s int32
+        // below 2^31 table entries (frames up to about 46000×46000).
+        const bool offsets_fit = stride * (static_cast<std::size_t>(gray.height()) + 1) <= static_cast<std::size_t>(INT32_MAX);
+        if ((!mapped && step <= 2) || !offsets_fit) {
+            for (int j = 0; j < rows; ++j) {
+                const int y = y0 + j * ystep;
+                const std::uint32_t* row = mapped ? gray.data() + static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride
+                                                  : gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x0);
+                StageOutcome* o = out + static_cast<std::size_t>(j) * static_cast<std::size_t>(count);
+                if (mapped) run(row, stride, count, 0, [&](int k) { return f.lbp_x[static_cast<std::size_t>(x0 + k * step)]; }, o);
+                else run(row, stride, count, step, [step](int k) { return k * step; }, o);
+            }
+            return;
+        }
+        run(gray.data(), stride, rows * count, 0, [&](int i) {
+            const int y = y0 + i / count * ystep, x = x0 + i % count * step;
+            const std::size_t at = mapped ? static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride +
+                                                static_cast<std::size_t>(f.lbp_x[static_cast<std::size_t>(x)])
+                                          : static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x);
+            return static_cast<std::int32_t>(at);
+        }, out);
+    }
+
+private:
+    // n windows side by side, window i's top-left integral-image point at base + at(i), into
+    // out[i]. dense: the points are evenly `dense` apart (at(i) = i·dense), and a chunk's codes
+    // come from plain loads until a quarter is left; 0: from indexed loads, packed at half.
+    template <class At>
+    void run(const std::uint32_t* base, std::size_t stride, int count, int dense, At at_of, StageOutcome* out) const {
         float h[kChunk], score[kChunk];
         std::int32_t evaluated[kChunk], alive[kChunk], window[kChunk], at[kChunk];
         std::uint8_t codes[kChunk];
         for (int c0 = 0; c0 < count; c0 += kChunk) {
             const int n = std::min(kChunk, count - c0);
-            const std::uint32_t* origin = mapped ? row : row + static_cast<std::size_t>(c0) * static_cast<std::size_t>(step);
+            const std::uint32_t* origin = dense ? base + static_cast<std::size_t>(c0) * static_cast<std::size_t>(dense) : base;
             std::fill_n(h, n, 0.0f);
             std::fill_n(score, n, 0.0f);
             std::fill_n(evaluated, n, 0);
             std::fill_n(alive, n, 1);
-            for (int k = 0; k < n; ++k)
-                window[k] = k, at[k] = mapped ? f.lbp_x[static_cast<std::size_t>(x0 + (c0 + k) * step)] : k * step;
+            for (int k = 0; k < n; ++k) window[k] = k, at[k] = dense ? k * dense : at_of(c0 + k);
             bool packed = false;
             int m = n;  // windows in the arrays (alive or not yet written out)
             for (std::size_t t = 0; t < stage_.weak.size(); ++t) {
@@ -135,11 +172,14 @@ public:
                     break;
                 }
                 const LbpWeakClassifier& c = stage_.weak[t];
-                grid_codes(origin, stride, step, packed || mapped ? at : nullptr, c.cell, m, codes);
+                grid_codes(origin, stride, dense, packed || !dense ? at : nullptr, c.cell, m, codes);
                 const int left = row_step(codes, c.responses.data(), c.reject_threshold, m, h, alive, score, evaluated);
-                // Windows at uneven points (mapped) cost indexed loads whether packed or not: packed
-                // as soon as half have left.
-                if ((packed || mapped ? 2 : kDenseShare) * left > m) continue;
+                // Dense rows pack below a quarter alive, then each time half have left. Windows at
+                // uneven points cost indexed loads whether packed or not: packed each time a
+                // quarter have left (the people hybrid's prefix on octaves: 1.72 M codes formed
+                // for 1.32 M needed when packed at half; the face model's rows at stride 2 were
+                // 6 % slower packed so after their first packing).
+                if (dense ? (packed ? 2 : kDenseShare) * left > m : 4 * left > 3 * m) continue;
                 // Pack: write out the windows that left, move the survivors to the front.
                 int j = 0;
                 for (int k = 0; k < m; ++k) {
@@ -161,7 +201,6 @@ public:
         }
     }
 
-private:
     // The window at `origin` from weak classifier t on, with running sum h after the first t.
     StageOutcome go_on(const std::uint32_t* origin, std::size_t stride, std::size_t t, float h) const {
         StageOutcome out;

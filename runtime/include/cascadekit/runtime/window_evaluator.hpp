@@ -84,6 +84,11 @@ public:
     // exactly what evaluate() gives it. The default calls evaluate() for each; a kind may evaluate
     // neighbouring windows side by side (SIMD) with the same arithmetic per window.
     virtual void evaluate_row(const LevelFeatures& features, int x0, int step, int count, int y, StageOutcome* out) const;
+    // The same for `rows` rows of `count` windows, row j at y0 + j·ystep, its window k into
+    // out[j·count + k]. The default calls evaluate_row for each row; a kind may run the rows'
+    // windows side by side together (WaldBoost rows of few windows each).
+    virtual void evaluate_rows(const LevelFeatures& features, int x0, int step, int count, int y0, int ystep, int rows,
+                               StageOutcome* out) const;
     // The outcomes of `count` windows of one row at (xs[k], y) (any positions, e.g. the survivors
     // of the stages before), into out[k]: each exactly what evaluate() gives it. The default calls
     // evaluate() for each; a kind may evaluate them side by side as evaluate_row may.
@@ -146,6 +151,12 @@ public:
     // stages for each window in the same order. Requires begin < end.
     void evaluate_stages_row(const LevelFeatures& features, int x0, int step, int count, int y, std::size_t begin,
                              std::size_t end, WindowProgress* progress, std::uint8_t* passed) const;
+    // The same for `rows` rows of `count` windows, row j at y0 + j·ystep, its window k at
+    // progress[j·count + k] and passed[j·count + k]: stage `begin` over every row's windows at
+    // once (StageEvaluator::evaluate_rows), each later stage row by row. Each window's outcome is
+    // the one evaluate_stages_row gives it.
+    void evaluate_stages_rows(const LevelFeatures& features, int x0, int step, int count, int y0, int ystep, int rows,
+                              std::size_t begin, std::size_t end, WindowProgress* progress, std::uint8_t* passed) const;
     // evaluate_stages(begin, end) for `count` windows of one row at (xs[k], y), each continuing
     // progress[k] (as left by the stages before `begin`): progress[k] and passed[k] as that call
     // gives them. Stage by stage over the windows still in the cascade, as evaluate_stages_row.
