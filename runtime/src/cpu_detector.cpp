@@ -36,8 +36,9 @@ const CascadeModel& validated(const CascadeModel& model, const DetectParams& par
 // Survivors of the prefix evaluated by one task (lazy features): a task per row left the rows
 // with many survivors (a person's neighbourhood) to one thread each.
 constexpr int kSurvivorChunk = 16;
-// Windows a call of the first stage takes at least, in whole rows (a row of more takes one call):
-// a WaldBoost stage then keeps its chunks of 512 full (waldboost_lbp.cpp).
+// Windows a call of a first stage that runs rows together (StageEvaluator::runs_rows_together)
+// takes at least, in whole rows (a row of more takes one call): a WaldBoost stage then keeps its
+// chunks of 512 full (waldboost_lbp.cpp).
 constexpr int kRowBatchWindows = 1024;
 }  // namespace
 
@@ -196,9 +197,11 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
             rr.survivor_x.clear();
             rr.survivors.clear();
         }
-        // Rows of few windows go to the first stage several at a time (evaluate_stages_rows:
-        // WaldBoost rows side by side together); every window's outcome is the same either way.
-        const int batch = std::max(1, kRowBatchWindows / std::max(1, cols));
+        // Rows of few windows go to a first stage that runs rows together several at a time
+        // (evaluate_stages_rows: WaldBoost rows side by side together); every window's outcome is
+        // the same either way. Others one row a call (a HoG cascade's rows in batches were 6 %
+        // slower on one Xeon thread: experiments/results/inria-hybrid.md, "Rows of a level side by side").
+        const int batch = scan.evaluator->runs_rows_together() ? std::max(1, kRowBatchWindows / std::max(1, cols)) : 1;
         tbb::parallel_for(tbb::blocked_range<int>(0, rows, static_cast<std::size_t>(batch)), [&](const tbb::blocked_range<int>& r) {
             const std::size_t held = static_cast<std::size_t>(cols) * static_cast<std::size_t>(std::min(batch, static_cast<int>(r.size())));
             std::vector<WindowProgress> progress(held);  // per range, not per row

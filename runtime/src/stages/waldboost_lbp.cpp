@@ -114,6 +114,7 @@ public:
     // times a side-by-side code's cost (the people hybrid's LBP prefix on octaves, 1280×960,
     // ×1.05: 0.30 M of its 1.7 M codes; experiments/results/inria-hybrid.md, "Rows of a level
     // side by side"). Rows at steps 1 and 2 are long and have their own dense loops: one by one.
+    bool runs_rows_together() const override { return true; }
     void evaluate_rows(const LevelFeatures& f, int x0, int step, int count, int y0, int ystep, int rows,
                        StageOutcome* out) const override {
         const bool mapped = f.lbp_gray != nullptr;

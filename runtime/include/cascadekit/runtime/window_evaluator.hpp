@@ -89,6 +89,9 @@ public:
     // windows side by side together (WaldBoost rows of few windows each).
     virtual void evaluate_rows(const LevelFeatures& features, int x0, int step, int count, int y0, int ystep, int rows,
                                StageOutcome* out) const;
+    // Whether evaluate_rows gains from several rows at once: a detector then hands this stage, as
+    // its first, rows of at least about 1024 windows a call (else one row a call).
+    virtual bool runs_rows_together() const { return false; }
     // The outcomes of `count` windows of one row at (xs[k], y) (any positions, e.g. the survivors
     // of the stages before), into out[k]: each exactly what evaluate() gives it. The default calls
     // evaluate() for each; a kind may evaluate them side by side as evaluate_row may.
@@ -169,6 +172,8 @@ public:
         return o;
     }
     std::size_t stages() const { return stages_.size(); }
+    // The first stage's StageEvaluator::runs_rows_together.
+    bool runs_rows_together() const { return !stages_.empty() && stages_.front()->runs_rows_together(); }
     // The leading stages that read fewer feature planes than the whole cascade (e.g. an LBP
     // sequence in front of HoG stages: gray integral only), and the planes they read; 0 and
     // needs() when every plane is needed from the first stage on. A detector can build the other
