@@ -199,8 +199,9 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
         }
         // Rows of few windows go to a first stage that runs rows together several at a time
         // (evaluate_stages_rows: WaldBoost rows side by side together); every window's outcome is
-        // the same either way. Others one row a call (a HoG cascade's rows in batches were 6 %
-        // slower on one Xeon thread: experiments/results/inria-hybrid.md, "Rows of a level side by side").
+        // the same either way. Other first stages one row a call, as before: a HoG stage gains
+        // nothing from batches (a HoG cascade's rows in batches measured 0–6 % slower on one
+        // thread: experiments/results/inria-hybrid.md, "Rows of a level side by side").
         const int batch = scan.evaluator->runs_rows_together() ? std::max(1, kRowBatchWindows / std::max(1, cols)) : 1;
         tbb::parallel_for(tbb::blocked_range<int>(0, rows, static_cast<std::size_t>(batch)), [&](const tbb::blocked_range<int>& r) {
             const std::size_t held = static_cast<std::size_t>(cols) * static_cast<std::size_t>(std::min(batch, static_cast<int>(r.size())));
