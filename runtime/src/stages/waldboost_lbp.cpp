@@ -103,7 +103,8 @@ public:
     // packed again each time half of them have left.
     //
     // On an octave's gray integral (LevelFeatures::lbp_gray) the windows' points there are not
-    // evenly spaced: every window's codes come from indexed loads.
+    // evenly spaced: every window's codes come from indexed loads, and such runs pack each time
+    // a quarter have left.
     void evaluate_row(const LevelFeatures& f, int x0, int step, int count, int y, StageOutcome* out) const override {
         evaluate_rows(f, x0, step, count, y, 0, 1, out);
     }
@@ -146,7 +147,8 @@ public:
 private:
     // n windows side by side, window i's top-left integral-image point at base + at(i), into
     // out[i]. dense: the points are evenly `dense` apart (at(i) = i·dense), and a chunk's codes
-    // come from plain loads until a quarter is left; 0: from indexed loads, packed at half.
+    // come from plain loads until a quarter is left; 0: from indexed loads, packed each time a
+    // quarter have left.
     template <class At>
     void run(const std::uint32_t* base, std::size_t stride, int count, int dense, At at_of, StageOutcome* out) const {
         float h[kChunk], score[kChunk];
