@@ -33,6 +33,10 @@ struct CpuOptions {
     // from the planes the model reads: 1 byte a pixel for the gray level, 3 more for colour, 4
     // for a gray integral image or a gradient plane, 36 for a HoG integral histogram (36 / G² on
     // a grid of G, at least 4), 1 or 3 for the HoG planes' levels through a gamma table).
+    // Not in it: the frame's octaves that DetectParams::approximate_hog and approximate_lbp
+    // read, kept for the whole frame (each octave's pixels, its smoothed copy, its HoG table and
+    // cells, its gray integral image: some 10-20 bytes a frame pixel over all octaves with both,
+    // for a gray model on a grid of 4).
     // levels_in_flight 1: one level after another, each parallel inside, whose joins leave
     // threads idle at every small level. experiments/results/cpu-scaling.md measures them.
     // levels_in_flight >= 1.
