@@ -7,6 +7,7 @@
 // mispredict). Every window sees the same float additions in the same order as evaluate().
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "cascadekit/features/lbp.hpp"
@@ -33,9 +34,9 @@ constexpr int kAlone = 32;
 
 // The codes of one cell grid for n ≤ kChunk windows. Window k's top-left integral-image point is
 // origin + k·step (dense: neighbouring windows, plain vector loads; step 1 and 2 have their own
-// loops) or, when `at` is given, origin + at[k] (the survivors of a row: gathers).
+// loops) or, when `at` is given, origin + at[k] (windows at uneven points, survivors: indexed loads).
 CASCADEKIT_SIMD_CLONES
-void grid_codes(const std::uint32_t* origin, std::size_t stride, int step, const std::int32_t* __restrict at,
+void grid_codes(const std::uint32_t* origin, std::size_t stride, int step, const std::ptrdiff_t* __restrict at,
                 const Rect& cell, int n, std::uint8_t* __restrict codes) {
     const std::uint32_t* r[4][4];
     for (int j = 0; j < 4; ++j)
@@ -91,10 +92,8 @@ class WaldBoostLbpEvaluator final : public StageEvaluator {
 public:
     explicit WaldBoostLbpEvaluator(const WaldBoostLbpStage& stage) : stage_(stage) {}
     StageOutcome evaluate(const LevelFeatures& f, int x, int y) const override {
-        const IntegralImage& gray = f.lbp_gray ? *f.lbp_gray : f.gray;
-        if (f.lbp_gray) x = f.lbp_x[static_cast<std::size_t>(x)], y = f.lbp_y[static_cast<std::size_t>(y)];
-        const std::size_t stride = gray.row_stride();
-        return go_on(gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x), stride, 0, 0.0f);
+        const IntegralImage& gray = table(f);
+        return go_on(gray.data() + point(f, gray.row_stride(), x, y), gray.row_stride(), 0, 0.0f);
     }
 
     // Windows side by side in chunks (run). While more than a quarter of a chunk is alive, every
@@ -118,33 +117,26 @@ public:
     bool runs_rows_together() const override { return true; }
     void evaluate_rows(const LevelFeatures& f, int x0, int step, int count, int y0, int ystep, int rows,
                        StageOutcome* out) const override {
-        const bool mapped = f.lbp_gray != nullptr;
-        const IntegralImage& gray = mapped ? *f.lbp_gray : f.gray;
+        const IntegralImage& gray = table(f);
         const std::size_t stride = gray.row_stride();
-        // A window's point as an offset from the table's start; such offsets fit in `at`'s int32
-        // below 2^31 table entries (frames up to about 46000×46000).
-        const bool offsets_fit = stride * (static_cast<std::size_t>(gray.height()) + 1) <= static_cast<std::size_t>(INT32_MAX);
-        if ((!mapped && step <= 2) || !offsets_fit) {
-            for (int j = 0; j < rows; ++j) {
-                const int y = y0 + j * ystep;
-                const std::uint32_t* row = mapped ? gray.data() + static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride
-                                                  : gray.data() + static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x0);
-                StageOutcome* o = out + static_cast<std::size_t>(j) * static_cast<std::size_t>(count);
-                if (mapped) run(row, stride, count, 0, [&](int k) { return f.lbp_x[static_cast<std::size_t>(x0 + k * step)]; }, o);
-                else run(row, stride, count, step, [step](int k) { return k * step; }, o);
-            }
+        if (!f.lbp_gray && step <= 2) {
+            for (int j = 0; j < rows; ++j)
+                run(gray.data() + point(f, stride, x0, y0 + j * ystep), stride, count, step, [step](int k) { return std::ptrdiff_t{k} * step; },
+                    out + static_cast<std::size_t>(j) * static_cast<std::size_t>(count));
             return;
         }
-        run(gray.data(), stride, rows * count, 0, [&](int i) {
-            const int y = y0 + i / count * ystep, x = x0 + i % count * step;
-            const std::size_t at = mapped ? static_cast<std::size_t>(f.lbp_y[static_cast<std::size_t>(y)]) * stride +
-                                                static_cast<std::size_t>(f.lbp_x[static_cast<std::size_t>(x)])
-                                          : static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x);
-            return static_cast<std::int32_t>(at);
-        }, out);
+        run(gray.data(), stride, rows * count, 0, [&](int i) { return point(f, stride, x0 + i % count * step, y0 + i / count * ystep); }, out);
     }
 
 private:
+    // The gray integral image the stage reads: the octave's (approximate_lbp) or the level's.
+    static const IntegralImage& table(const LevelFeatures& f) { return f.lbp_gray ? *f.lbp_gray : f.gray; }
+    // The window at level (x, y): its top-left point in table(f), as an offset from its start.
+    static std::ptrdiff_t point(const LevelFeatures& f, std::size_t stride, int x, int y) {
+        if (f.lbp_gray) x = f.lbp_x[static_cast<std::size_t>(x)], y = f.lbp_y[static_cast<std::size_t>(y)];
+        return static_cast<std::ptrdiff_t>(static_cast<std::size_t>(y) * stride + static_cast<std::size_t>(x));
+    }
+
     // n windows side by side, window i's top-left integral-image point at base + at(i), into
     // out[i]. dense: the points are evenly `dense` apart (at(i) = i·dense), and a chunk's codes
     // come from plain loads until a quarter is left; 0: from indexed loads, packed each time a
@@ -152,7 +144,8 @@ private:
     template <class At>
     void run(const std::uint32_t* base, std::size_t stride, int count, int dense, At at_of, StageOutcome* out) const {
         float h[kChunk], score[kChunk];
-        std::int32_t evaluated[kChunk], alive[kChunk], window[kChunk], at[kChunk];
+        std::int32_t evaluated[kChunk], alive[kChunk], window[kChunk];
+        std::ptrdiff_t at[kChunk];
         std::uint8_t codes[kChunk];
         for (int c0 = 0; c0 < count; c0 += kChunk) {
             const int n = std::min(kChunk, count - c0);
@@ -161,7 +154,7 @@ private:
             std::fill_n(score, n, 0.0f);
             std::fill_n(evaluated, n, 0);
             std::fill_n(alive, n, 1);
-            for (int k = 0; k < n; ++k) window[k] = k, at[k] = dense ? k * dense : at_of(c0 + k);
+            for (int k = 0; k < n; ++k) window[k] = k, at[k] = dense ? std::ptrdiff_t{k} * dense : at_of(c0 + k);
             bool packed = false;
             int m = n;  // windows in the arrays (alive or not yet written out)
             for (std::size_t t = 0; t < stage_.weak.size(); ++t) {
