@@ -9,7 +9,7 @@ data=${CASCADEKIT_DATA:-../shared/data}
 bash .ci/build build-gpu -DCASCADEKIT_CUDA=ON -DCASCADEKIT_TOOLS_CODECS=OFF
 rm -rf .bundle/gpu .bundle/data .bundle/gpu.tar.xz .bundle/lean.tar.xz
 # gpu-bundle warns above 60 MiB uncompressed; the xz archive that travels is about 20 MiB.
-../shared/tools/gpu-bundle .bundle/gpu build-gpu/tests/gpu_test build-gpu/tests/trainer_test \
+../shared/tools/gpu-bundle .bundle/gpu build-gpu/tests/gpu_test build-gpu/tests/trainer_test build-gpu/tests/runtime_test \
     build-gpu/tools/cascade build-gpu/experiments/opencv_hog_peer build-gpu/experiments/opencv_face_peer || true
 test -x .bundle/gpu/bin/gpu_test
 mkdir -p .bundle/data/PennFudanPed/PNGImages .bundle/data/opencv
@@ -41,6 +41,6 @@ tar -C .bundle -cJf .bundle/gpu.tar.xz gpu data
 # carry this with .bundle/mining.tar.xz (18 MiB) and an earlier binary for an A/B. device_env.sh
 # unpacks it where gpu.tar.xz was not carried; the tests that read PennFudan frames then skip
 # those cases.
-tar -C .bundle -cJf .bundle/lean.tar.xz --exclude=gpu/bin/trainer_test --exclude='gpu/bin/opencv_*' \
+tar -C .bundle -cJf .bundle/lean.tar.xz --exclude=gpu/bin/trainer_test --exclude=gpu/bin/runtime_test --exclude='gpu/bin/opencv_*' \
     --exclude=data/PennFudanPed gpu data
 ls -l .bundle/gpu.tar.xz .bundle/lean.tar.xz

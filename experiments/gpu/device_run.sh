@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root, after experiments/gpu/bundle.sh made
-# .bundle/gpu.tar.xz here (the device tool carries it): the gpu tests, the trainer tests, both
+# .bundle/gpu.tar.xz here (the device tool carries it): the gpu tests, the trainer and runtime tests, both
 # compute-sanitizer tools, and the benchmark. Logs and the Markdown tables go to ${OUT:-out}.
 source experiments/gpu/device_env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -8,6 +8,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 # so 560. The device tool stops a command at 600 s: run the steps below in calls of their own.
 run_gpu_test 560
 timeout 60 $B/trainer_test > "$out/trainer_test.log" 2>&1; echo "trainer_test rc=$?"; tail -1 "$out/trainer_test.log"
+# The runtime's CPU tests on this host's Intel CPU as well as on the development machine's AMD
+# one, and with a GPU present; about 10 s.
+timeout 120 $B/runtime_test > "$out/runtime_test.log" 2>&1; echo "runtime_test rc=$?"; grep -E "^\[  (PASSED|FAILED)" "$out/runtime_test.log"
 timeout 220 compute-sanitizer --tool memcheck --error-exitcode 9 $B/gpu_test > "$out/memcheck.log" 2>&1; echo "memcheck rc=$?"
 grep -E "PASSED|ERROR SUMMARY" "$out/memcheck.log"
 # racecheck is slow: the tests that run every kernel on small and large frames.
