@@ -1505,36 +1505,34 @@ TEST(BulkRunner, KeptRanksAreTheDetectionsAtThoseRanksInTheOrderAsked) {
 // The bulk runner loads the run's first image alone, to see its size, and then the rest of a
 // first chunk of that size (not a chunk of the one image, which cost every bootstrapping pass on
 // the GPU a round trip of its own); a pixel budget below two images keeps chunks of one.
-static void first_chunk_of_two_threads() {
+TEST(BulkRunner, TheFirstChunkIsAsLargeAsTheFirstImageAllows) {
     std::vector<GrayImage> images;
     for (int i = 0; i < 23; ++i) images.push_back(blobby_image(96, 80, 300u + static_cast<unsigned>(i)));
     const CascadeModel m = random_lbp_model(78, 10, 24, 24, images[0], 2);
     DetectParams p;
     p.stride = 4;
-    for (const double megapixels : {64.0, 0.01}) {
-        BulkOptions o;
-        o.backend = Backend::Cpu;
-        o.max_chunk_megapixels = megapixels;
-        BulkDetector bulk(m, p, o);
-        std::atomic<std::size_t> loads{0};
-        std::vector<std::size_t> loaded_when_consumed;
-        bulk.run(
-            images.size(),
-            [&](std::size_t i) {
-                ++loads;
-                return BulkImage{images[i].view(), nullptr};
-            },
-            [&](std::size_t, DetectResult&&, const BulkImage&, double) { loaded_when_consumed.push_back(loads.load()); });
-        ASSERT_EQ(loaded_when_consumed.size(), images.size());
-        // 8 images a worker thread (2): chunks of 16, the first one too; or one image a chunk.
-        EXPECT_EQ(loaded_when_consumed.front(), megapixels > 1 ? 16u : 1u) << megapixels;
-        EXPECT_EQ(loaded_when_consumed.back(), images.size()) << megapixels;
+    // Threads limited by global_control, as cascade --threads limits them: the runner sizes its
+    // chunks by them, not by the machine's cores (16 on the GPU machine, 2 here).
+    for (const std::size_t threads : {1u, 2u}) {
+        tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+        for (const double megapixels : {64.0, 0.01}) {
+            BulkOptions o;
+            o.backend = Backend::Cpu;
+            o.max_chunk_megapixels = megapixels;
+            BulkDetector bulk(m, p, o);
+            std::atomic<std::size_t> loads{0};
+            std::vector<std::size_t> loaded_when_consumed;
+            bulk.run(
+                images.size(),
+                [&](std::size_t i) {
+                    ++loads;
+                    return BulkImage{images[i].view(), nullptr};
+                },
+                [&](std::size_t, DetectResult&&, const BulkImage&, double) { loaded_when_consumed.push_back(loads.load()); });
+            ASSERT_EQ(loaded_when_consumed.size(), images.size());
+            // 8 images a worker thread (2: chunks of 16, the first one too); or one image a chunk.
+            EXPECT_EQ(loaded_when_consumed.front(), megapixels > 1 ? 8 * threads : 1u) << megapixels << ", threads " << threads;
+            EXPECT_EQ(loaded_when_consumed.back(), images.size()) << megapixels << ", threads " << threads;
+        }
     }
-}
-
-TEST(BulkRunner, TheFirstChunkIsAsLargeAsTheFirstImageAllows) {
-    // An arena of two threads: the runner sizes chunks by its arena's concurrency, which
-    // global_control does not lower (on the GPU machine's 16 cores its first chunk held all 23 images).
-    tbb::task_arena arena(2);
-    arena.execute([] { first_chunk_of_two_threads(); });
 }

@@ -4,9 +4,9 @@
 #include <cassert>
 
 #include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
+
+#include "cascadekit/features/threads.hpp"
 
 namespace cascadekit::detail {
 
@@ -14,8 +14,7 @@ std::pair<int, int> Bands::rows(int b, int height) const { return {b * size, std
 
 Bands plan_bands(int height) {
     constexpr int kMinBand = 8;
-    const std::size_t threads = std::min<std::size_t>(static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-                                                      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+    const std::size_t threads = worker_threads();
     const int bands = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>((height + kMinBand - 1) / kMinBand), 4 * threads));
     Bands out;
     if (bands <= 1 || threads <= 1) {

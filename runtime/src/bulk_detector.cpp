@@ -9,6 +9,7 @@
 #include <optional>
 #include <variant>
 
+#include "cascadekit/features/threads.hpp"
 #include "cascadekit/runtime/cpu_detector.hpp"
 
 namespace cascadekit {
@@ -55,10 +56,11 @@ void add(DetectStats& total, const DetectStats& s) {
 BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed,
                              const Stop& stop, const Prepare& prepare, const KeepRanks& keep) {
     Impl& im = *impl_;
-    const std::size_t most = im.options.chunk > 0 ? im.options.chunk
-                                                  : 8 * static_cast<std::size_t>(std::max(1, tbb::this_task_arena::max_concurrency()));
+    // The threads that will run a chunk (cascade --threads limits them by a global_control).
+    const std::size_t workers = worker_threads();
+    const std::size_t most = im.options.chunk > 0 ? im.options.chunk : 8 * workers;
     const double budget = std::max(im.options.max_chunk_megapixels, 0.0) * 1e6;
-    const double cpu_alone = std::max(1.0, im.options.max_chunk_megapixels / std::max(1, tbb::this_task_arena::max_concurrency()));
+    const double cpu_alone = std::max(1.0, im.options.max_chunk_megapixels / static_cast<double>(workers));
     const double alone = (im.options.alone_megapixels > 0 ? im.options.alone_megapixels : im.batched ? 16.0 : cpu_alone) * 1e6;
     BulkTotals totals;
     totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
