@@ -20,6 +20,7 @@
 #include "cascadekit/io/stage_codec.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/object_detector.hpp"
 #include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
@@ -1809,13 +1810,15 @@ TEST(AnnotatedData, TrainsFromAnnotatedImagesAndFindsHeldOutObjects) {
     // The held-out scenes: bars found (IoU >= 0.5 of the object box), few false boxes.
     const std::vector<AnnotatedFile> held = held_out_annotations(cfg, dir);
     ASSERT_EQ(held.size(), 12u);
-    auto det = Detector::create(m, detect_params(m.operating), Backend::Cpu);
+    ObjectOptions options;  // the model's operating point, every box kept (threshold 0)
+    options.point.threshold = 0.0;
+    options.bulk.backend = Backend::Cpu;
+    ObjectDetector det(m, options);
     std::size_t objects = 0, found = 0, false_boxes = 0;
     for (const AnnotatedFile& f : held) {
-        const auto boxes = fuse(det->detect(read_pgm(f.image).view()).detections, 64, 128, fusion_params(m.operating));
         std::vector<bool> used(f.objects.size(), false);
-        for (const Detection& d : boxes) {
-            const Box o = object_in_window(m.object_box, d.x, d.y, d.w, d.h);
+        for (const FoundObject& box : det.detect(read_pgm(f.image).view()).objects) {
+            const Box& o = box.box;
             bool hit = false;
             for (std::size_t k = 0; k < f.objects.size(); ++k)
                 if (!used[k] && iou(o, f.objects[k]) >= 0.5) used[k] = hit = true;

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "cascadekit/features/pyramid.hpp"
 #include "cascadekit/runtime/bulk_detector.hpp"
+#include "cascadekit/runtime/object_detector.hpp"
 #include "cascadekit/runtime/window_evaluator.hpp"
 
 namespace cascadekit {
@@ -90,21 +92,6 @@ WeakSurvival weak_survival(const CascadeModel& m, const std::vector<std::filesys
     return all;
 }
 
-namespace {
-GrayImage pad_plane(const GrayImage& g, int pad) {
-    GrayImage out(g.width + 2 * pad, g.height + 2 * pad);
-    for (int y = 0; y < out.height; ++y)
-        for (int x = 0; x < out.width; ++x)
-            out.at(x, y) = g.at(std::clamp(x - pad, 0, g.width - 1), std::clamp(y - pad, 0, g.height - 1));
-    return out;
-}
-}  // namespace
-
-Image pad_replicate(const Image& image, int pad) {
-    if (pad <= 0) return image;
-    return per_channel(image, [pad](const GrayImage& g) { return pad_plane(g, pad); });
-}
-
 std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& o,
                                          const ImageLoader& loader, const BoxRule& to_box, DetectStats* scan) {
     std::vector<AnnotatedImage> images(set.size());
@@ -115,31 +102,35 @@ std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const Annota
         truth[i].ignore = images[i].ignore;
         truth[i].face_points = images[i].face_points;
     }
-    BulkDetector bulk(model, o.params, o.bulk);
+    Operation op;
+    op.scan = o.params;
+    op.boxes.pad = o.pad;
+    op.boxes.fusion = o.fusion;
+    op.boxes.threshold = -std::numeric_limits<double>::infinity();  // every box: the curves sweep the threshold
+    op.boxes.window_boxes = true;                                     // to_box puts the object in the window
+    ObjectDetector detector(model, op, o.bulk);
     const bool colour = reads_colour(model);
-    std::vector<int> pads(images.size(), 0);
     std::vector<double> factors(images.size(), 1.0);
-    const BulkTotals totals = bulk.run(
+    const BulkTotals totals = detector.run(
         images.size(),
         [&](std::size_t i) {
-            Image g = keep_channels(loader(images[i].image), colour);
-            if (o.upscale_below > 0 && g.height < o.upscale_below) {  // small images enlarged 2×, boxes halved back
-                g = per_channel(g, [](const GrayImage& c) {
+            auto g = std::make_shared<Image>(keep_channels(loader(images[i].image), colour));
+            if (o.upscale_below > 0 && g->height < o.upscale_below) {  // small images enlarged 2×, boxes halved back
+                *g = per_channel(*g, [](const GrayImage& c) {
                     GrayImage big;
                     resample_bilinear(c, 0.5, 2 * c.width, 2 * c.height, big);
                     return big;
                 });
                 factors[i] = 2.0;
             }
-            pads[i] = static_cast<int>(std::lround(o.pad * g.height));
-            auto padded = std::make_shared<Image>(pad_replicate(g, pads[i]));
-            return BulkImage{padded->view(), padded};
+            return BulkImage{g->view(), g};
         },
-        [&](std::size_t i, DetectResult&& raw, const BulkImage&, double) {
-            const auto fused = fuse(raw.detections, model.window_width, model.window_height, o.fusion);
+        [&](std::size_t i, ObjectResult&& r, const BulkImage&, double) {
             const double f = factors[i];
-            for (const Detection& d : fused)
-                truth[i].detections.push_back({to_box((d.x - pads[i]) / f, (d.y - pads[i]) / f, d.w / f, d.h / f), d.score});
+            for (const FoundObject& found : r.objects) {
+                const Detection& d = found.window;
+                truth[i].detections.push_back({to_box(d.x / f, d.y / f, d.w / f, d.h / f), d.score});
+            }
         });
     if (scan) *scan = totals.stats;
     return truth;

@@ -15,8 +15,7 @@
 #include <string>
 
 #include "cascadekit/io/model_file.hpp"
-#include "cascadekit/runtime/detector.hpp"
-#include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/object_detector.hpp"
 
 int main(int argc, char** argv) {
     if (argc < 4) {
@@ -24,35 +23,31 @@ int main(int argc, char** argv) {
         return 1;
     }
     try {
-        const cascadekit::CascadeModel model = cascadekit::load_model(argv[1]);
         cv::VideoCapture video(argv[2]);
         if (!video.isOpened()) throw std::runtime_error(std::string(argv[2]) + ": cannot open the video");
         const int frames = argc > 4 ? std::stoi(argv[4]) : 0;  // 0: every frame
         std::filesystem::create_directories(argv[3]);
 
-        // The scan, fusion and threshold stored in the model (its operating point; its pad, a
-        // border for people cut by the frame, is left out here: cascade detect applies it).
-        const cascadekit::OperatingPoint& point = model.operating;
-        auto detector = cascadekit::Detector::create(model, cascadekit::detect_params(point));
-        const cascadekit::FusionParams fusion = cascadekit::fusion_params(point);
+        // The model run as its operating point says (scan, border, fusion, threshold), as
+        // `cascade detect` runs it.
+        cascadekit::ObjectDetector detector(cascadekit::load_model(argv[1]));
 
         cv::Mat frame;
         for (int n = 0; (frames == 0 || n < frames) && video.read(frame); ++n) {
             const auto t0 = std::chrono::steady_clock::now();
             const cascadekit::ImageView view{frame.data, frame.cols, frame.rows, static_cast<std::ptrdiff_t>(frame.step[0]),
                                              frame.channels(), cascadekit::ChannelOrder::BGR};
-            auto boxes = cascadekit::fuse(detector->detect(view).detections, model.window_width, model.window_height, fusion);
-            std::erase_if(boxes, [&](const cascadekit::Detection& d) { return d.score < point.threshold; });
+            const cascadekit::ObjectResult r = detector.detect(view);
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            for (const auto& d : boxes) {
-                const cascadekit::Box b = cascadekit::object_in_window(model.object_box, d.x, d.y, d.w, d.h);  // the person
+            for (const auto& found : r.objects) {
+                const cascadekit::Box& b = found.box;  // the person
                 cv::rectangle(frame, cv::Rect(static_cast<int>(b.x), static_cast<int>(b.y), static_cast<int>(b.w), static_cast<int>(b.h)),
                               cv::Scalar(0, 255, 0), 2);
             }
             char name[32];
             std::snprintf(name, sizeof name, "/frame-%04d.png", n);
             cv::imwrite(std::string(argv[3]) + name, frame);
-            std::printf("frame %d: %zu boxes, %.1f ms (%s)\n", n, boxes.size(), ms, detector->backend_name().c_str());
+            std::printf("frame %d: %zu boxes, %.1f ms (%s)\n", n, r.objects.size(), ms, detector.backend_name().c_str());
         }
         return 0;
     } catch (const std::exception& e) {

@@ -25,7 +25,7 @@
 #include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/detector.hpp"
-#include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/object_detector.hpp"
 #include "cascadekit/trainer/config.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
@@ -97,90 +97,65 @@ CascadeModel model_from(const py::object& model_or_path) {
     return load_model(py::str(model_or_path).cast<std::string>());  // a str or a pathlib.Path
 }
 
-// The view with `pad` pixels of replicated border on every side, in `buffer`.
-ImageView padded_view(const ImageView& v, int pad, std::vector<std::uint8_t>& buffer) {
-    const int w = v.width + 2 * pad, h = v.height + 2 * pad, c = v.channels;
-    buffer.resize(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c));
-    for (int y = 0; y < h; ++y) {
-        const std::uint8_t* row = v.data + static_cast<std::ptrdiff_t>(std::clamp(y - pad, 0, v.height - 1)) * v.stride;
-        std::uint8_t* out = buffer.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(w) * static_cast<std::size_t>(c);
-        for (int x = 0; x < w; ++x) {
-            const std::uint8_t* px = row + static_cast<std::ptrdiff_t>(std::clamp(x - pad, 0, v.width - 1)) * c;
-            std::copy(px, px + c, out + static_cast<std::ptrdiff_t>(x) * c);
-        }
-    }
-    ImageView p = v;
-    p.data = buffer.data();
-    p.width = w;
-    p.height = h;
-    p.stride = static_cast<std::ptrdiff_t>(w) * c;
-    return p;
-}
-
-// Scan options left as None take the model's operating point (Model.operating_point).
+// Scan options left as None take the model's operating point (Model.operating_point); so do
+// detect()'s box options.
 class PyDetector {
 public:
     PyDetector(const py::object& model, const std::string& backend, std::optional<int> stride, std::optional<double> scale_step,
                std::optional<double> min_scale, double max_scale, int device, std::optional<int> level_pad, bool scale_windows,
-               bool approximate_hog, bool approximate_lbp)
-        : model_(model_from(model)) {
-        params_ = detect_params(model_.operating);
-        if (stride) params_.stride = *stride;
-        if (scale_step) params_.scale_step = *scale_step;
-        if (min_scale) params_.min_scale = *min_scale;
-        params_.max_scale = max_scale;
-        if (level_pad) params_.level_pad = *level_pad;
-        params_.scale_windows = scale_windows;
-        params_.approximate_hog = approximate_hog;
-        params_.approximate_lbp = approximate_lbp;
-        detector_ = Detector::create(model_, params_, parse_name(kBackendNames, backend, "backend"), device);
+               bool approximate_hog, bool approximate_lbp) {
+        ObjectOptions o;
+        o.point.stride = stride;
+        o.point.scale_step = scale_step;
+        o.point.min_scale = min_scale;
+        o.point.level_pad = level_pad;
+        o.max_scale = max_scale;
+        o.scale_windows = scale_windows;
+        o.approximate_hog = approximate_hog;
+        o.approximate_lbp = approximate_lbp;
+        o.bulk.backend = parse_name(kBackendNames, backend, "backend");
+        o.bulk.device = device;
+        detector_ = std::make_unique<ObjectDetector>(model_from(model), o);  // detect() gives the box options each call
     }
 
     py::array_t<double> detect(const py::array& image, const std::optional<std::string>& fuse, std::optional<double> nms_iou,
                                std::optional<double> threshold, int min_neighbors, const std::string& order,
                                std::optional<double> pad, const std::string& boxes_as) {
         const Pixels px = pixels_of(image, order);
-        const OperatingPoint& op = model_.operating;
-        FusionParams fp = fusion_params(op);
-        if (fuse) fp.method = parse_name(kFusionNames, *fuse, "fuse");
-        if (nms_iou) fp.nms_iou = *nms_iou;
-        const double min_score = threshold ? *threshold : decimal_value(op.threshold);
-        const double border = pad ? *pad : decimal_value(op.pad);
-        if (!(border >= 0 && border <= 1)) throw py::value_error("pad must be in [0, 1] (a share of the image height)");
+        BoxSettings boxes = box_settings(model().operating);
+        if (fuse) boxes.fusion.method = parse_name(kFusionNames, *fuse, "fuse");
+        if (nms_iou) boxes.fusion.nms_iou = *nms_iou;
+        if (threshold) boxes.threshold = *threshold;
+        if (pad) boxes.pad = *pad;
+        if (!(boxes.pad >= 0 && boxes.pad <= 1)) throw py::value_error("pad must be in [0, 1] (a share of the image height)");
         if (boxes_as != "object" && boxes_as != "window") throw py::value_error("boxes must be 'object' or 'window', not '" + boxes_as + "'");
+        boxes.window_boxes = boxes_as == "window";
         if (min_neighbors < 0) throw py::value_error("min_neighbors must be >= 0");
-        if (min_neighbors > 0 && fp.method == FusionMethod::None) throw py::value_error("min_neighbors needs fuse='meanshift' or 'nms'");
-        std::vector<Detection> boxes;
+        if (min_neighbors > 0 && boxes.fusion.method == FusionMethod::None) throw py::value_error("min_neighbors needs fuse='meanshift' or 'nms'");
+        boxes.min_neighbors = min_neighbors;
+        ObjectResult r;
         {
             py::gil_scoped_release unlocked;
-            const int p = static_cast<int>(std::lround(border * px.view.height));
-            std::vector<std::uint8_t> buffer;
-            DetectResult r = detector_->detect(p > 0 ? padded_view(px.view, p, buffer) : px.view);
-            last_stats_ = r.stats;
-            for (Detection& d : r.detections) d.x -= p, d.y -= p;
-            boxes = cascadekit::fuse(r.detections, model_.window_width, model_.window_height, fp);
-            std::erase_if(boxes, [&](const Detection& d) { return d.score < min_score || d.support <= min_neighbors; });
+            r = detector_->detect(px.view, boxes);
         }
-        py::array_t<double> out({static_cast<py::ssize_t>(boxes.size()), py::ssize_t{6}});
+        last_stats_ = r.stats;
+        py::array_t<double> out({static_cast<py::ssize_t>(r.objects.size()), py::ssize_t{6}});
         auto o = out.mutable_unchecked<2>();
-        for (std::size_t i = 0; i < boxes.size(); ++i) {
+        for (std::size_t i = 0; i < r.objects.size(); ++i) {
             const auto k = static_cast<py::ssize_t>(i);
-            const Detection& d = boxes[i];
-            const Box b = boxes_as == "window" ? d.box() : object_in_window(model_.object_box, d.x, d.y, d.w, d.h);
-            o(k, 0) = b.x, o(k, 1) = b.y, o(k, 2) = b.w, o(k, 3) = b.h;
-            o(k, 4) = d.score, o(k, 5) = d.support;
+            const FoundObject& f = r.objects[i];
+            o(k, 0) = f.box.x, o(k, 1) = f.box.y, o(k, 2) = f.box.w, o(k, 3) = f.box.h;
+            o(k, 4) = f.window.score, o(k, 5) = f.window.support;
         }
         return out;
     }
 
     std::string backend() const { return detector_->backend_name(); }
-    const CascadeModel& model() const { return model_; }
+    const CascadeModel& model() const { return detector_->model(); }
     py::dict last_stats() const { return stats_dict(last_stats_); }
 
 private:
-    CascadeModel model_;
-    DetectParams params_;
-    std::unique_ptr<Detector> detector_;
+    std::unique_ptr<ObjectDetector> detector_;
     DetectStats last_stats_;
 };
 

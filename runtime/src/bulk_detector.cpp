@@ -37,6 +37,8 @@ BulkDetector::BulkDetector(const CascadeModel& model, const DetectParams& params
 
 BulkDetector::~BulkDetector() = default;
 
+DetectResult BulkDetector::detect(const ImageView& image) { return impl_->first->detect(image); }
+
 std::string BulkDetector::backend_name() const { return impl_->first->backend_name(); }
 const CascadeModel& BulkDetector::model() const { return impl_->first->model(); }
 const DetectParams& BulkDetector::params() const { return impl_->first->params(); }

@@ -30,21 +30,6 @@ void print_calibration(const CalibrationReport& r) {
                 r.on_check.fp, r.on_check.miss_rate, r.check_log_average_miss_rate);
 }
 
-OperatingPoint overridden(OperatingPoint p, const PointOverrides& o) {
-    auto set = [](float& field, const std::optional<double>& v) {
-        if (v) field = static_cast<float>(*v);
-    };
-    set(p.threshold, o.threshold);
-    set(p.scale_step, o.scale_step);
-    set(p.min_scale, o.min_scale);
-    set(p.pad, o.pad);
-    set(p.nms_iou, o.nms_iou);
-    if (o.stride) p.stride = *o.stride;
-    if (o.level_pad) p.level_pad = *o.level_pad;
-    if (o.fuse) p.fuse = *o.fuse;
-    return p;
-}
-
 int run_calibrate(const CalibrateOptions& o) {
     try {
         if (o.annotations.empty() == !o.faces)

@@ -10,21 +10,13 @@
 #include "cascadekit/eval/calibration.hpp"
 #include "cascadekit/runtime/detector.hpp"
 #include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/object_detector.hpp"
 
 namespace cascadekit::tools {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFatal = 1;
 inline constexpr int kExitSomeInputsFailed = 2;
-
-// Operating-point values given on the command line (detect, calibrate): each replaces the
-// model's own (CascadeModel::operating); the others stay the model's.
-struct PointOverrides {
-    std::optional<double> threshold, scale_step, min_scale, pad, nms_iou;
-    std::optional<int> stride, level_pad;
-    std::optional<std::string> fuse;
-};
-OperatingPoint overridden(OperatingPoint point, const PointOverrides& given);
 
 struct DetectOptions {
     std::string model;
@@ -36,11 +28,10 @@ struct DetectOptions {
     std::string json;         // empty: no JSON
     std::string draw_dir;     // empty: no drawings
     long long max_frames = 0; // per video; 0 = all
-    // Operating point: fused boxes scoring below `threshold` are dropped, and those standing for
-    // min_neighbors or fewer other windows (OpenCV's minNeighbors); min_size / max_size (window
-    // height in input pixels, 0 = none) set the scan's smallest and largest window scale.
-    // run_detect fills params (but max_scale), fusion's method and IoU, threshold and pad from the
-    // model's stored operating point with `point` (what the command line gave) replacing its values.
+    // What the command line gave of the operating point: each replaces the model's value
+    // (runtime/object_detector.hpp applies them). params' max_scale and CPU-only scans, fusion's
+    // bandwidths, min_neighbors, min_size / max_size and window_boxes are read as given; the other
+    // fields of params, fusion, threshold and pad only hold the options' values until then.
     PointOverrides point;
     // Boxes: the object's box inside each window (the model's object box), or the window itself.
     bool window_boxes = false;

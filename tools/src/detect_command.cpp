@@ -11,7 +11,7 @@
 
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/model_file.hpp"
-#include "cascadekit/runtime/bulk_detector.hpp"
+#include "cascadekit/runtime/object_detector.hpp"
 #include "commands.hpp"
 #include "image_files.hpp"
 #include "inputs.hpp"
@@ -44,6 +44,11 @@ private:
 
 // JSON numbers at a sensible precision: boxes to 1/100 pixel, scores to 1e-4.
 double rounded(double v, double step) { return std::round(v / step) * step; }
+
+// How the model's operating point was chosen, for the reports.
+std::string operating_point_source(const CascadeModel& m) {
+    return m.operating.chosen_on.empty() ? "detector defaults" : m.operating.chosen_on;
+}
 
 ImageView view_of(const cv::Mat& m) {
     return {m.data, m.cols, m.rows, static_cast<std::ptrdiff_t>(m.step[0]), m.channels(), ChannelOrder::BGR};
@@ -85,23 +90,25 @@ std::map<std::string, std::int64_t> coco_image_ids(const std::string& file) {
 
 class DetectRun {
 public:
-    DetectRun(const DetectOptions& o, BulkDetector& bulk, std::string model_path, std::map<std::string, std::int64_t> coco_ids)
-        : o_(o), bulk_(bulk), coco_ids_(std::move(coco_ids)) {
-        json_["model"] = std::move(model_path);
-        json_["backend"] = bulk.backend_name();
-        json_["params"] = {{"stride", o.params.stride},         {"scale_step", o.params.scale_step},
-                           {"min_scale", bulk.params().min_scale}, {"max_scale", bulk.params().max_scale},
-                           {"fuse", to_string(o.fusion.method)}, {"nms_iou", o.fusion.nms_iou},
-                           {"sigma_x", o.fusion.sigma_x},       {"sigma_y", o.fusion.sigma_y},
-                           {"sigma_s", o.fusion.sigma_s},       {"threshold", o.threshold},
-                           {"min_neighbors", o.min_neighbors},  {"pad", o.pad}, {"level_pad", o.params.level_pad}, {"scale_windows", o.params.scale_windows},
-                           {"approximate_hog", o.params.approximate_hog},
-                           {"approximate_lbp", o.params.approximate_lbp},
-                           {"boxes", o.window_boxes ? "window" : "object"}};
-        const ObjectBox& b = bulk.model().object_box;
+    DetectRun(const DetectOptions& o, ObjectDetector& detector, std::map<std::string, std::int64_t> coco_ids)
+        : o_(o), detector_(detector), coco_ids_(std::move(coco_ids)) {
+        const DetectParams& scan = detector.operation().scan;
+        const BoxSettings& boxes = detector.operation().boxes;
+        json_["model"] = o.model;
+        json_["backend"] = detector.backend_name();
+        json_["params"] = {{"stride", scan.stride},         {"scale_step", scan.scale_step},
+                           {"min_scale", scan.min_scale},   {"max_scale", scan.max_scale},
+                           {"fuse", to_string(boxes.fusion.method)}, {"nms_iou", boxes.fusion.nms_iou},
+                           {"sigma_x", boxes.fusion.sigma_x},       {"sigma_y", boxes.fusion.sigma_y},
+                           {"sigma_s", boxes.fusion.sigma_s},       {"threshold", boxes.threshold},
+                           {"min_neighbors", boxes.min_neighbors},  {"pad", boxes.pad}, {"level_pad", scan.level_pad},
+                           {"scale_windows", scan.scale_windows},
+                           {"approximate_hog", scan.approximate_hog},
+                           {"approximate_lbp", scan.approximate_lbp},
+                           {"boxes", boxes.window_boxes ? "window" : "object"}};
+        const ObjectBox& b = detector.model().object_box;
         json_["object_box"] = {decimal_value(b.x), decimal_value(b.y), decimal_value(b.w), decimal_value(b.h)};
-        json_["operating_point"] = bulk.model().operating.chosen_on.empty() ? "detector defaults"
-                                                                            : bulk.model().operating.chosen_on;
+        json_["operating_point"] = operating_point_source(detector.model());
         json_["images"] = nlohmann::json::array();
         json_["errors"] = nlohmann::json::array();
     }
@@ -114,88 +121,64 @@ public:
     }
 
     // One detection of an image or a video frame (frame < 0 for still images).
-    void process(const cv::Mat& bgr, const DetectResult& r, double ms, const std::string& path, long long frame) {
-        auto fused = fuse(r.detections, bulk_.model().window_width, bulk_.model().window_height, o_.fusion);
-        std::erase_if(fused, [&](const Detection& d) { return d.score < o_.threshold || d.support <= o_.min_neighbors; });
-        // What is reported and drawn: the object's box inside each fused window (or the window).
-        std::vector<Box> boxes;
-        for (const Detection& d : fused)
-            boxes.push_back(o_.window_boxes ? d.box() : object_in_window(bulk_.model().object_box, d.x, d.y, d.w, d.h));
+    void process(const cv::Mat& bgr, const ObjectResult& r, double ms, const std::string& path, long long frame) {
         nlohmann::json entry{{"path", path}, {"width", bgr.cols}, {"height", bgr.rows}};
         if (frame >= 0) entry["frame"] = frame;
         auto& dets = entry["detections"] = nlohmann::json::array();
-        for (std::size_t k = 0; k < fused.size(); ++k) {
-            const Detection& d = fused[k];
-            const Box& b = boxes[k];
+        for (const FoundObject& f : r.objects) {
+            const Box& b = f.box;
+            const Detection& d = f.window;
             dets.push_back({{"x", rounded(b.x, 0.01)}, {"y", rounded(b.y, 0.01)}, {"w", rounded(b.w, 0.01)},
                             {"h", rounded(b.h, 0.01)}, {"score", rounded(d.score, 1e-4)}, {"windows", d.support},
                             {"window", {rounded(d.x, 0.01), rounded(d.y, 0.01), rounded(d.w, 0.01), rounded(d.h, 0.01)}}});
         }
-        if (!o_.coco.empty()) {
-            std::int64_t id = ++coco_sequence_;
-            if (!coco_ids_.empty()) {
-                const auto it = coco_ids_.find(std::filesystem::path(path).filename().string());
-                if (it == coco_ids_.end()) {
-                    fail(path, "not among the images of " + o_.coco_annotations + " (--coco-annotations)");
-                    return;
-                }
-                id = it->second;
-            }
-            for (std::size_t k = 0; k < fused.size(); ++k)
-                coco_.push_back({{"image_id", id},
-                                 {"category_id", o_.coco_category},
-                                 {"bbox", {rounded(boxes[k].x, 0.01), rounded(boxes[k].y, 0.01), rounded(boxes[k].w, 0.01),
-                                           rounded(boxes[k].h, 0.01)}},
-                                 {"score", rounded(fused[k].score, 1e-4)}});
-        }
+        if (!o_.coco.empty() && !add_coco(r, path)) return;
         entry["stats"] = {{"windows_scanned", r.stats.windows_scanned},
                           {"rejected_per_stage", r.stats.rejected_per_stage},
                           {"weak_evaluated", r.stats.weak_evaluated},
-                          {"raw_detections", r.detections.size()},
+                          {"raw_detections", r.raw_windows},
                           {"levels", r.stats.levels},
                           {"milliseconds", ms}};
         json_["images"].push_back(std::move(entry));
         total_windows_ += r.stats.windows_scanned;
-        total_detections_ += fused.size();
-        if (!o_.draw_dir.empty()) draw(bgr, fused, boxes, path, frame);
+        total_detections_ += r.objects.size();
+        if (!o_.draw_dir.empty()) draw(bgr, r.objects, path, frame);
     }
 
-    // A decoded frame, and the same with --pad's replicated border (the detector scans that one).
-    struct Frame {
-        cv::Mat original, padded;
-        int pad = 0;
-    };
+    // The image's boxes as COCO results; false (and the image failed) when --coco-annotations
+    // does not know it.
+    bool add_coco(const ObjectResult& r, const std::string& path) {
+        std::int64_t id = ++coco_sequence_;
+        if (!coco_ids_.empty()) {
+            const auto it = coco_ids_.find(std::filesystem::path(path).filename().string());
+            if (it == coco_ids_.end()) {
+                fail(path, "not among the images of " + o_.coco_annotations + " (--coco-annotations)");
+                return false;
+            }
+            id = it->second;
+        }
+        for (const FoundObject& f : r.objects)
+            coco_.push_back({{"image_id", id},
+                             {"category_id", o_.coco_category},
+                             {"bbox", {rounded(f.box.x, 0.01), rounded(f.box.y, 0.01), rounded(f.box.w, 0.01), rounded(f.box.h, 0.01)}},
+                             {"score", rounded(f.window.score, 1e-4)}});
+        return true;
+    }
 
-    // Decoded frames through the bulk detector, in order. A frame that cannot be served is
-    // reported by name; a device failure stops the whole run (DeviceError propagates).
+    // Decoded frames through the detector, in order. A frame that cannot be served is reported
+    // by name; a device failure stops the whole run (DeviceError propagates).
     void detect_frames(std::size_t count, const std::function<cv::Mat(std::size_t)>& decode,
                        const std::function<std::string(std::size_t)>& name, const std::function<long long(std::size_t)>& frame) {
-        bulk_.run(
+        detector_.run(
             count,
             [&](std::size_t i) {
-                auto f = std::make_shared<Frame>();
-                f->original = decode(i);
-                f->pad = static_cast<int>(std::lround(o_.pad * f->original.rows));
-                if (f->pad > 0) {
-                    check_scan_size(f->original.cols + 2.0 * f->pad, f->original.rows + 2.0 * f->pad, bulk_.params().min_scale);
-                    // The detector would name the padded size only: say where it comes from.
-                    const std::string why = window_fit_problem(f->original.cols + 2 * f->pad, f->original.rows + 2 * f->pad,
-                                                               bulk_.model().window_width, bulk_.model().window_height, bulk_.params());
-                    if (!why.empty())
-                        throw DetectError("image " + std::to_string(f->original.cols) + "x" + std::to_string(f->original.rows) +
-                                          " with a border of " + std::to_string(f->pad) + " px (pad " + fmt::format("{}", o_.pad) +
-                                          " of its height): " + why);
-                    cv::copyMakeBorder(f->original, f->padded, f->pad, f->pad, f->pad, f->pad, cv::BORDER_REPLICATE);
-                } else {
-                    check_scan_size(f->original.cols, f->original.rows, bulk_.params().min_scale);
-                    f->padded = f->original;
-                }
-                return BulkImage{view_of(f->padded), f};
+                auto m = std::make_shared<cv::Mat>(decode(i));
+                const int pad = pad_pixels(detector_.operation().boxes.pad, m->rows);
+                check_scan_size(m->cols + 2.0 * pad, m->rows + 2.0 * pad, detector_.operation().scan.min_scale);
+                return BulkImage{view_of(*m), m};
             },
-            [&](std::size_t i, DetectResult&& r, const BulkImage& image, double ms) {
-                const Frame& f = *static_cast<const Frame*>(image.owner.get());
-                for (Detection& d : r.detections) d.x -= f.pad, d.y -= f.pad;  // back to the unpadded image
-                process(f.original, r, ms, name(i), frame(i));
+            [&](std::size_t i, ObjectResult&& r, const BulkImage& image, double ms) {
+                process(*static_cast<const cv::Mat*>(image.owner.get()), r, ms, name(i), frame(i));
             },
             [&](std::size_t i, const std::string& message) {
                 std::string where = name(i);
@@ -204,14 +187,13 @@ public:
             });
     }
 
-    void draw(const cv::Mat& bgr, const std::vector<Detection>& dets, const std::vector<Box>& boxes, const std::string& path,
-              long long frame) {
+    void draw(const cv::Mat& bgr, const std::vector<FoundObject>& objects, const std::string& path, long long frame) {
         cv::Mat canvas = bgr.clone();
-        for (std::size_t k = 0; k < dets.size(); ++k) {
-            const cv::Rect box(cvRound(boxes[k].x), cvRound(boxes[k].y), cvRound(boxes[k].w), cvRound(boxes[k].h));
+        for (const FoundObject& f : objects) {
+            const cv::Rect box(cvRound(f.box.x), cvRound(f.box.y), cvRound(f.box.w), cvRound(f.box.h));
             cv::rectangle(canvas, box, cv::Scalar(0, 255, 0), 2);
             char label[32];
-            std::snprintf(label, sizeof label, "%.2f", dets[k].score);
+            std::snprintf(label, sizeof label, "%.2f", f.window.score);
             cv::putText(canvas, label, {box.x + 2, box.y + 14}, cv::FONT_HERSHEY_SIMPLEX, 0.45, cv::Scalar(0, 255, 0), 1);
         }
         std::string stem = std::filesystem::path(path).stem().string();
@@ -266,7 +248,7 @@ public:
             return;
         }
         try {  // the frame size the container declares, before any frame is decoded
-            check_scan_size(cap.get(cv::CAP_PROP_FRAME_WIDTH), cap.get(cv::CAP_PROP_FRAME_HEIGHT), bulk_.params().min_scale);
+            check_scan_size(cap.get(cv::CAP_PROP_FRAME_WIDTH), cap.get(cv::CAP_PROP_FRAME_HEIGHT), detector_.operation().scan.min_scale);
         } catch (const std::exception& e) {
             fail(path, std::string("video frames: ") + e.what());
             return;
@@ -311,7 +293,7 @@ private:
     static constexpr std::size_t kImagesPerRun = 64;    // still images handed to the bulk detector at once
     static constexpr std::size_t kFramesPerChunk = 16;  // video frames decoded, then detected together
     const DetectOptions& o_;
-    BulkDetector& bulk_;
+    ObjectDetector& detector_;
     std::map<std::string, std::int64_t> coco_ids_;  // --coco-annotations: file name → image id
     nlohmann::json json_;
     nlohmann::json coco_ = nlohmann::json::array();
@@ -344,42 +326,33 @@ void prepare_outputs(const DetectOptions& o) {
     }
 }
 
-// The scan, fusion, threshold and pad: the model's operating point, with what the command line gave.
-DetectOptions with_operating_point(DetectOptions o, const CascadeModel& model) {
-    const OperatingPoint p = overridden(model.operating, o.point);
-    const double max_scale = o.params.max_scale;
-    const bool scale_windows = o.params.scale_windows, approximate_hog = o.params.approximate_hog,
-               approximate_lbp = o.params.approximate_lbp;
-    o.params = detect_params(p);
-    o.params.max_scale = max_scale;
-    o.params.scale_windows = scale_windows;
-    o.params.approximate_hog = approximate_hog;
-    o.params.approximate_lbp = approximate_lbp;
-    const FusionParams f = fusion_params(p);
-    o.fusion.method = f.method;
-    o.fusion.nms_iou = f.nms_iou;
-    o.threshold = decimal_value(p.threshold);
-    o.pad = decimal_value(p.pad);
-    return o;
+// The command line's options over the model's operating point.
+ObjectOptions object_options(const DetectOptions& o) {
+    ObjectOptions oo;
+    oo.point = o.point;
+    oo.max_scale = o.params.max_scale;
+    oo.min_size = o.min_size;
+    oo.max_size = o.max_size;
+    oo.scale_windows = o.params.scale_windows;
+    oo.approximate_hog = o.params.approximate_hog;
+    oo.approximate_lbp = o.params.approximate_lbp;
+    oo.mean_shift = o.fusion;
+    oo.min_neighbors = o.min_neighbors;
+    oo.window_boxes = o.window_boxes;
+    oo.bulk.backend = o.backend;
+    oo.bulk.device = o.device;
+    return oo;
 }
 
-int run_detect(const DetectOptions& given) {
+int run_detect(const DetectOptions& o) {
     // Everything that can make the whole run pointless is checked before any output is written.
-    std::unique_ptr<BulkDetector> bulk;
+    std::unique_ptr<ObjectDetector> detector;
     std::map<std::string, std::int64_t> coco_ids;
-    DetectOptions o = given;
     try {
         const CascadeModel model = load_model(o.model);
-        o = with_operating_point(given, model);
-        BulkOptions bo;
-        bo.backend = o.backend;
-        bo.device = o.device;
-        DetectParams params = o.params;
-        if (o.min_size > 0) params.min_scale = o.min_size / model.window_height;
-        if (o.max_size > 0) params.max_scale = o.max_size / model.window_height;
-        if (o.min_neighbors > 0 && o.fusion.method == FusionMethod::None)
+        if (o.min_neighbors > 0 && overridden(model.operating, o.point).fuse == "none")
             throw std::runtime_error("--min-neighbors needs fusion (--fuse meanshift or nms), not --fuse none");
-        bulk = std::make_unique<BulkDetector>(model, params, bo);
+        detector = std::make_unique<ObjectDetector>(model, object_options(o));
         prepare_outputs(o);
         coco_ids = coco_image_ids(o.coco_annotations);
     } catch (const std::exception& e) {
@@ -388,12 +361,14 @@ int run_detect(const DetectOptions& given) {
     }
     std::vector<InputProblem> problems;
     const std::vector<InputItem> items = expand_inputs(o.inputs, problems);
-    spdlog::info("model {} ({} stages), backend {}, {} input(s)", o.model, bulk->model().stages.size(),
-                 bulk->backend_name(), items.size());
-    spdlog::info("stride {}, scale step {}, min scale {}, fuse {}, threshold {}, pad {} ({})", o.params.stride,
-                 o.params.scale_step, bulk->params().min_scale, to_string(o.fusion.method), o.threshold, o.pad,
-                 bulk->model().operating.chosen_on.empty() ? "detector defaults" : "the model's: " + bulk->model().operating.chosen_on);
-    DetectRun run(o, *bulk, o.model, std::move(coco_ids));
+    const Operation& op = detector->operation();
+    spdlog::info("model {} ({} stages), backend {}, {} input(s)", o.model, detector->model().stages.size(),
+                 detector->backend_name(), items.size());
+    spdlog::info("stride {}, scale step {}, min scale {}, fuse {}, threshold {}, pad {} ({})", op.scan.stride,
+                 op.scan.scale_step, op.scan.min_scale, to_string(op.boxes.fusion.method), op.boxes.threshold, op.boxes.pad,
+                 detector->model().operating.chosen_on.empty() ? "detector defaults"
+                                                               : "the model's: " + detector->model().operating.chosen_on);
+    DetectRun run(o, *detector, std::move(coco_ids));
     for (const InputProblem& p : problems) run.fail(p.path, p.problem);
     try {
         run.run(items);

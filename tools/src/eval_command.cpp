@@ -1,6 +1,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -11,7 +12,7 @@
 #include "cascadekit/io/files.hpp"
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/io/model_file.hpp"
-#include "cascadekit/runtime/fusion.hpp"
+#include "cascadekit/runtime/object_detector.hpp"
 #include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "commands.hpp"
@@ -74,7 +75,7 @@ std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const 
             const std::size_t index = find(im.at("path").get<std::string>());
             if (index == kAmbiguous) continue;
             ++matched;
-            std::vector<Detection> dets;
+            std::vector<Detection> raw, dets;
             for (const auto& d : im.at("detections")) {
                 Detection det;
                 det.x = d.at("x");
@@ -83,9 +84,19 @@ std::vector<ImageTruth> truth_from_detections(const AnnotatedImages& set, const 
                 det.h = d.at("h");
                 det.score = d.at("score").get<float>();
                 det.scale = det.h / window.height;
-                dets.push_back(det);
+                raw.push_back(det);
             }
-            if (fuse_raw) dets = fuse(dets, window.width, window.height, fusion);
+            if (fuse_raw) {
+                BoxSettings every;  // fused, every box kept: the curves sweep the threshold
+                every.fusion = fusion;
+                every.threshold = -std::numeric_limits<double>::infinity();
+                every.window_boxes = true;
+                dets.clear();
+                for (FoundObject& f : objects_from_windows(std::move(raw), 0, window.width, window.height, ObjectBox{}, every))
+                    dets.push_back(f.window);
+            } else {
+                dets = std::move(raw);
+            }
             for (const Detection& d : dets) truth[index].detections.push_back({to_box(d.x, d.y, d.w, d.h), d.score});
         }
     } catch (const nlohmann::json::exception& e) {

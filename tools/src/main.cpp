@@ -94,8 +94,8 @@ struct PointValues {
     std::string* fuse;
     double* nms_iou;
 };
-cascadekit::tools::PointOverrides given_point(CLI::App* app, const PointValues& v) {
-    cascadekit::tools::PointOverrides o;
+cascadekit::PointOverrides given_point(CLI::App* app, const PointValues& v) {
+    cascadekit::PointOverrides o;
     auto given = [&](const char* name) { return app->get_option(name)->count() > 0; };
     if (v.threshold && given("--threshold")) o.threshold = *v.threshold;
     if (given("--stride")) o.stride = *v.stride;

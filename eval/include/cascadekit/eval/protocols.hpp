@@ -60,9 +60,4 @@ struct FullImageOptions {
 std::vector<ImageTruth> detect_annotated(const CascadeModel& model, const AnnotatedImages& set, const FullImageOptions& options,
                                          const ImageLoader& loader, const BoxRule& to_box, DetectStats* scan = nullptr);
 
-// The image with `pad` pixels of replicated border on every side, so that windows may reach past
-// the image edge (people filling the frame need a window larger than the image; OpenCV's
-// detectMultiScale pads likewise).
-Image pad_replicate(const Image& image, int pad);  // every channel alike
-
 }  // namespace cascadekit

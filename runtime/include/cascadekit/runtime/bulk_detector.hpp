@@ -89,6 +89,10 @@ public:
     BulkTotals run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed = {},
                    const Stop& stop = {}, const Prepare& prepare = {}, const KeepRanks& keep = {});
 
+    // One image on the run's first detector (the CUDA one, or a CPU one with every level in
+    // flight): Detector::detect's result and errors.
+    DetectResult detect(const ImageView& image);
+
     std::string backend_name() const;
     const CascadeModel& model() const;
     const DetectParams& params() const;
