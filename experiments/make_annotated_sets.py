@@ -9,7 +9,7 @@
 Usage: /usr/bin/python3 experiments/make_annotated_sets.py OUT [DATA]
   DATA: $CASCADEKIT_DATA, else ../shared/data
 Then e.g.
-  cascade eval --model experiments/models/inria-hog-cascade.h5 --annotations OUT/pennfudan-coco.json \
+  cascade eval --model models/inria-hog-cascade.h5 --annotations OUT/pennfudan-coco.json \
       --images DATA/PennFudanPed --class person
 """
 import json

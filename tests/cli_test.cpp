@@ -262,7 +262,7 @@ TEST(Cli, BenchFeaturesWritesATable) {
 
 TEST(Cli, BenchDetectScalingTable) {
     const fs::path dir = scratch_dir("bench_detect");
-    const std::string model = (source_dir() / "experiments" / "models" / "faces-lbp.h5").string();
+    const std::string model = (source_dir() / "models" / "faces-lbp.h5").string();
     const CommandResult r = cascade("bench detect --backend cpu --model " + q(model) +
                                         " --sizes 160x120 --scale-steps 1.2 --strides 2 --cpu-repeats 1 --cpu-threads 1,2 --out " +
                                         q(dir / "bench.md"),

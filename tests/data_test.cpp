@@ -100,7 +100,7 @@ TEST(InriaData, DetectionOnRealImagesIsThreadIndependent) {
 // split cannot test inria-hog-cascade-all.h5, which trained on all of INRIA): `cascade eval
 // --fppi`'s scan (stride 8, ×1.2, a border of 0.25 of the image height, NMS), person boxes matched
 // at IoU 0.5. Shipped figures: 0.558 and 0.550 log-average miss rate (0.520 for the colour
-// cascade); OpenCV's default people detector scores 0.615 this way (experiments/results/inria-hog-cascade.md).
+// cascade); OpenCV's default people detector scores 0.615 this way.
 // How the people tests scan PennFudan: stride 8, ×1.2, images padded by a quarter of the window,
 // NMS, on the CPU.
 FullImageOptions pennfudan_scan() {
@@ -124,7 +124,7 @@ TEST(ShippedModels, EveryPeopleModelFindsPeopleInAFewPennFudanPhotos) {
     for (std::size_t i = 0; i < all->size(); i += all->size() / 10) few.push_back(all->at(i));
     const auto set = annotated_list("PennFudanPed, 10 photos", few);
     // The share of the 18 people in these photos each may miss with every detection accepted (the
-    // LBP-only baseline is the weakest by design: experiments/results/inria-hybrid.md).
+    // LBP-only baseline is the weakest by design).
     const std::pair<const char*, double> models[] = {{"inria-hog-cascade.h5", 0.35}, {"inria-hog-cascade-all.h5", 0.35},
                                                      {"inria-hog-colour.h5", 0.35},  {"inria-hog-nested.h5", 0.35},
                                                      {"inria-hog-nested-all.h5", 0.35},
@@ -132,7 +132,7 @@ TEST(ShippedModels, EveryPeopleModelFindsPeopleInAFewPennFudanPhotos) {
                                                      {"inria-dalal-triggs.h5", 0.35}};
     for (const auto& [name, max_miss_rate] : models) {
         SCOPED_TRACE(name);
-        const CascadeModel model = load_model(source_dir() / "experiments" / "models" / name);
+        const CascadeModel model = load_model(source_dir() / "models" / name);
         const auto truth = detect_annotated(model, *set, pennfudan_scan(), load_image, person_box);
         ASSERT_EQ(truth.size(), set->size());
         const auto curve = fppi_curve(truth);
@@ -151,7 +151,7 @@ TEST(ShippedModels, PeopleCascadesFindPennFudanPeople) {
     for (const char* name : {"inria-hog-cascade.h5", "inria-hog-cascade-all.h5", "inria-hog-colour.h5", "inria-hog-nested.h5",
                              "inria-hog-nested-all.h5"}) {
         SCOPED_TRACE(name);
-        const CascadeModel model = load_model(source_dir() / "experiments" / "models" / name);
+        const CascadeModel model = load_model(source_dir() / "models" / name);
         const auto truth = detect_annotated(model, *set, pennfudan_scan(), load_image, person_box);
         ASSERT_EQ(truth.size(), set->size());
         const double lamr = log_average_miss_rate(fppi_curve(truth));

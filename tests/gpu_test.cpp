@@ -122,7 +122,7 @@ DetectParams with_rejected(DetectParams p) {
 }
 
 CascadeModel load_shipped(const std::string& name) {
-    return load_model((source_dir() / "experiments" / "models" / name).string());
+    return load_model((source_dir() / "models" / name).string());
 }
 
 // The first n PennFudan photos: PNG where this build decodes PNG, PPM copies otherwise (the small
@@ -619,7 +619,7 @@ TEST(GpuDetector, NextDetectorsOfTheSameScanKeepTheSlotsPreparation) {
 }
 
 // The block-per-window parts (CudaOptions::lbp_block_from; by default from weak classifier 256,
-// where the default boundaries have started no part since the nineteenth session): from the
+// where the default boundaries start no part): from the
 // first weak classifier on, from the 64th and from the 256th, under each compaction, on random
 // sequences of 1 to 2048 weak classifiers (rounds of 32 to 256 look-ups, windows rejected inside
 // a round, and windows that run to the end). Small images: a test that compute-sanitizer's

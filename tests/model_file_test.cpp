@@ -687,7 +687,7 @@ TEST_F(ModelFile, SaveFailsCleanlyIntoAMissingFolder) {
 // 300 random byte flips and zeroed runs of the shipped model: every one refused with a message,
 // none crashes or hangs (libhdf5 1.10 segfaulted or looped on such files before the checksum).
 TEST(ModelFileDamage, ThreeHundredDamagedCopiesOfTheShippedModelAreRefused) {
-    const fs::path shipped = source_dir() / "experiments" / "models" / "inria-hog-cascade.h5";
+    const fs::path shipped = source_dir() / "models" / "inria-hog-cascade.h5";
     ASSERT_NO_THROW(load_model(shipped));
     const std::vector<char> good = file_bytes(shipped);
     const fs::path path = scratch_dir("shipped_damage") / "damaged.h5";

@@ -1,6 +1,6 @@
 // Example: detect people in every image of a folder with cascadekit's runtime.
 //
-//   build/examples/detect_folder experiments/models/inria-hog-cascade.h5 FOLDER [--cpu]
+//   build/examples/detect_folder models/inria-hog-cascade.h5 FOLDER [--cpu]
 //
 // The runtime takes raw 8-bit buffers (cascadekit::ImageView), so any decoder works; this one
 // uses OpenCV's imread, and hands the cv::Mat's pixels to the detector without copying them.

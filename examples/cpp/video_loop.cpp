@@ -1,7 +1,7 @@
 // Example: the runtime in a video loop. Reads frames with OpenCV, detects people in each, draws
 // the boxes and writes the frames as PNGs; prints the time per frame.
 //
-//   build/examples/video_loop experiments/models/inria-hog-cascade.h5 VIDEO OUT_FOLDER [FRAMES]
+//   build/examples/video_loop models/inria-hog-cascade.h5 VIDEO OUT_FOLDER [FRAMES]
 //
 // The detector is made once and reused: it keeps its buffers (and, on the GPU, its device
 // memory and CUDA graph) from one frame of a size to the next, so frames after the first cost

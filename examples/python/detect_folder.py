@@ -2,7 +2,7 @@
 """Example: detect people in every PNG of a folder with the cascadekit Python module.
 
     PYTHONPATH=build/python /usr/bin/python3 examples/python/detect_folder.py \
-        experiments/models/inria-hog-cascade.h5 FOLDER
+        models/inria-hog-cascade.h5 FOLDER
 
 Images are read with matplotlib (Debian's python3-matplotlib); any reader that gives a uint8
 NumPy array works (OpenCV's cv2.imread gives BGR: pass it as it is; RGB readers: order="rgb").

@@ -190,8 +190,7 @@ void gray_row(const std::uint8_t* row, int width, int channels, const RgbOffsets
 // out[i] = table[in[i]], 32 bytes at a time: the table as sixteen 16-entry rows, each byte looked
 // up in every row by its low nibble (pshufb) and kept from the row its high nibble names: 0.25 ns
 // a byte on one thread of the development machine against 0.65–0.73 for the plain loop (3.7 MB,
-// the square-root table; experiments/results/inria-hog-cascade.md, "The gamma table 32 bytes at
-// a time").
+// the square-root table).
 __attribute__((target("avx2"))) std::size_t map_bytes_avx2(const std::uint8_t* in, std::uint8_t* out, std::size_t n,
                                                           const std::uint8_t* table) {
     __m256i rows[16];

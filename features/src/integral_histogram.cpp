@@ -49,7 +49,7 @@ template <int Planes>
 // same integers as pixel by pixel), then each pixel's entry emitted in order; the two border
 // pixels alone. On one thread of the development machine the mapping and the chunks took the gray
 // people cascade from 59–61 to 52–54 ms a 1280×960 frame (×1.05, stride 8) and the colour one from
-// 130–136 to 100–103 (experiments/results/inria-hog-cascade.md, "Gamma-mapped levels").
+// 130–136 to 100–103.
 // Always inlined: its callers are compiled for AVX2 and for the baseline (CASCADEKIT_SIMD_CLONES),
 // and called out of the AVX2 clone it ran in the baseline's code (the gray integral histograms of
 // a 1280×960 frame's pyramid took 73 ms on one thread instead of 41).
@@ -283,9 +283,9 @@ void IntegralHistogram::compute(const GradientSource& source, GradientParams par
     std::uint32_t* ih = data_.data();
     auto row_at = [&](int y) { return ih + static_cast<std::size_t>(y) * stride; };  // table row y
 
-    // Until the twenty-fourth session this was two passes over the table: the rows' prefix sums
-    // (36 bytes a point written), then a column pass reading and writing every point again. On one
-    // thread the second pass was as costly as the first (experiments/results/inria-hog-cascade.md).
+    // Two passes over the table (the textbook way): the rows' prefix sums
+    // (36 bytes a point written), then a column pass reading and writing every point again, cost
+    // as much again on one thread.
     // Now each table entry is written once, as IntegralImage::compute does: one pass on one thread;
     // on several, bands of rows whose column sums set the table row above each band first (bands.hpp).
     const detail::Bands bands = detail::plan_bands(h);

@@ -49,9 +49,9 @@ void IntegralImage::compute(const GrayImage& image) {
     //   2. band b's column sums become those of every row above it (detail::sums_above_bands);
     //   3. each band integrates its rows as the one-pass path does, starting from the table row
     //      above it, which it forms from those column sums (detail::carry_row).
-    // Until the twentieth session the bands were 64 rows, integrated each from zero, then raised by
-    // the band above in a second pass over the table: on 16 threads the gray integral images of a
-    // 1920×1080 frame's 40 levels took 4.1 ms against 7.4 on one thread (experiments/results/cpu-scaling.md).
+    // Bands of 64 rows integrated each from zero, then raised by the band above in a second pass
+    // over the table, were slower: on 16 threads the gray integral images of a
+    // 1920×1080 frame's 40 levels took 4.1 ms against 7.4 on one thread.
     const detail::Bands bands = detail::plan_bands(height_);
     if (bands.n <= 1) {
         integrate_rows(image, 0, height_, table, table, stride);  // one pass

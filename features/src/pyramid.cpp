@@ -210,10 +210,9 @@ void resample_bilinear(const GrayImage& src, double scale, int dst_width, int ds
     // regrouped by columns, (r0[i0]·(2^b − wy) + r1[i0]·wy)·(2^b − wx) + (…[i1]…)·wx, is the same
     // integer (no term exceeds 2^32), so each destination row blends its two source rows over
     // the source width first (contiguous: vector code) and then picks two columns a pixel, one
-    // indexed pass a destination row. Until the twenty-fourth session each source row was blended
-    // along x first (an indexed pass per source row, up to two a destination row when shrinking)
-    // and the destination rows from those. Before that, both rows were blended for every pixel:
-    // one thread, 1920×1080 to 1745×981 (×1.1), 2.44 → 1.72 ms (experiments/results/cpu-scaling.md).
+    // indexed pass a destination row. Blending each source row along x first (an indexed pass per
+    // source row, up to two a destination row when shrinking) was slower, and blending both rows
+    // for every pixel slower still: one thread, 1920×1080 to 1745×981 (×1.1), 2.44 → 1.72 ms.
     tbb::parallel_for(tbb::blocked_range<int>(0, dst_height, kRowGrain), [&](const tbb::blocked_range<int>& rows) {
         std::vector<std::uint32_t> v(static_cast<std::size_t>(src.width));
         for (int y = rows.begin(); y < rows.end(); ++y) {

@@ -2,7 +2,7 @@
 // Python, with NumPy images in and NumPy boxes out.
 //
 //   import cascadekit
-//   det = cascadekit.Detector("experiments/models/inria-hog-cascade.h5", backend="auto")
+//   det = cascadekit.Detector("models/inria-hog-cascade.h5", backend="auto")
 //   boxes = det.detect(img)          # img: uint8 H×W (gray), H×W×3 (BGR) or H×W×4; any strides
 //   # boxes: float64 N×6, rows (x, y, w, h, score, windows), best first after fusion
 //

@@ -15,7 +15,7 @@ import pytest
 import cascadekit
 
 SOURCE = pathlib.Path(os.environ.get("CASCADEKIT_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-MODELS = SOURCE / "experiments" / "models"
+MODELS = SOURCE / "models"
 PEOPLE = MODELS / "inria-hog-cascade.h5"
 CASCADE = os.environ.get("CASCADE_EXE")
 
@@ -97,7 +97,7 @@ def test_defaults_are_the_models_operating_point_and_boxes_its_object_box():
     det = cascadekit.Detector(m, backend="cpu")
     img = sample_frame()
     default = det.detect(img)
-    assert 1 <= default.shape[0] <= 10  # the three people of frame 0, tight boxes (experiments/results/operating-points.md)
+    assert 1 <= default.shape[0] <= 10  # the three people of frame 0, tight boxes
     assert (default[:, 3] < 130).all()
     explicit = det.detect(img, fuse=op["fuse"], nms_iou=op["nms_iou"], threshold=op["threshold"], pad=op["pad"])
     np.testing.assert_array_equal(default, explicit)

@@ -109,7 +109,7 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
         // Loaded images of a chunk stay within max_chunk_megapixels (by the largest seen). The
         // run's first image is loaded alone, to see one, and then the rest of a chunk of its
         // size: a first chunk of that one image alone cost every bootstrapping pass on the GPU a
-        // frame's round trip of its own (experiments/results/gpu-waldboost.md, thirty-fourth session).
+        // frame's round trip of its own.
         std::size_t n = largest > 0 ? chunk_size(largest) : 1;
         images.assign(n, {});
         outcomes.assign(n, {});

@@ -130,8 +130,7 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
         if (params_.scale_windows) {
             // An octave's features serve levels up to twice as coarse: smoothed first, its gradients
             // and cells come closer to those levels' (PennFudanPed log-average miss rate of the
-            // people hybrid 0.583 against 0.633 unsmoothed, 0.552 with resampled levels:
-            // experiments/results/inria-hybrid.md, "Scaled windows on octaves").
+            // people hybrid 0.583 against 0.633 unsmoothed, 0.552 with resampled levels).
             if (!evaluator_.colour() || evaluator_.needs().gray_integral) {  // the features read gray levels
                 smooth_binomial(*gray, work.smoothed);
                 gray = &work.smoothed;
@@ -201,7 +200,7 @@ void CpuDetector::detect_unit(const Unit& unit, LevelWork& work) const {
         // (evaluate_stages_rows: WaldBoost rows side by side together); every window's outcome is
         // the same either way. Other first stages one row a call, as before: a HoG stage gains
         // nothing from batches (a HoG cascade's rows in batches measured 0–6 % slower on one
-        // thread: experiments/results/inria-hybrid.md, "Rows of a level side by side").
+        // thread).
         const int batch = scan.evaluator->runs_rows_together() ? std::max(1, kRowBatchWindows / std::max(1, cols)) : 1;
         tbb::parallel_for(tbb::blocked_range<int>(0, rows, static_cast<std::size_t>(batch)), [&](const tbb::blocked_range<int>& r) {
             const std::size_t held = static_cast<std::size_t>(cols) * static_cast<std::size_t>(std::min(batch, static_cast<int>(r.size())));
@@ -299,8 +298,7 @@ void CpuDetector::plan_units(const std::vector<PyramidLevel>& levels, int width,
             // A level of scale in [min_scale·2^k, min_scale·2^(k+1)) reads octave k's planes, the
             // octave's own level too (ratio 1: its histogram the smoothed octave's, its gray
             // integral the octave's itself). PennFudanPed: the same accuracy as octave levels from
-            // their own pixels, 10 % less time for the people hybrid
-            // (experiments/results/inria-hybrid.md, "LBP stages on the octaves").
+            // their own pixels, 10 % less time for the people hybrid.
             const double octave_scale = std::ldexp(params_.min_scale, octave_of_level(levels[i].scale, params_.min_scale));
             const double ratio = std::max(1.0, levels[i].scale / octave_scale);
             if (octaves_.empty() || octaves_.back()->image.scale != octave_scale) {

@@ -1,4 +1,4 @@
-// Writes the seed corpora of the fuzz harnesses into DIR/<harness>/ (experiments/fuzz.sh runs it),
+// Writes the seed corpora of the fuzz harnesses into DIR/<harness>/ (tests/fuzz/run.sh runs it),
 // so no binary seed lives in the repository: a small sealed model and its header, checkpoint
 // payloads, and minimal headers of every image format the sniffer reads.
 #include <cstdint>

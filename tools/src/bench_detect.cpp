@@ -107,8 +107,8 @@ double peer_ms(const std::string& peer, const std::string& args, const std::file
 // count in turn (time_at(threads) → ms), so that a slow spell of the host (its clock, its
 // neighbours) falls on every count alike instead of on one count's block of runs. Gives each
 // count's median time and the median over the rounds of (time at the first count / time at this
-// one). Shared hosts swing by 70 % at one thread from one block of runs to the next
-// (experiments/results/cpu-scaling.md), which made block-by-block speed-ups meaningless there.
+// one). Shared hosts swing by 70 % at one thread from one block of runs to the next,
+// which made block-by-block speed-ups meaningless there.
 void interleaved_scaling(const std::vector<int>& counts, int rounds, const std::function<double(int)>& time_at,
                          std::vector<double>& ms, std::vector<double>& up) {
     std::vector<std::vector<double>> t(counts.size());
@@ -149,8 +149,8 @@ struct TileDesign {
     std::vector<int> boundaries, cuts;  // cuts: CudaOptions::lbp_tile_cuts (boundaries too where untiled)
     std::vector<int> part_cuts = CudaOptions{}.lbp_part_cuts;
 };
-// The first is the default (untiled: the tile cut at 4 a boundary), the second the default from
-// stride 2 until the twenty-eighth session (tiled, its first part one table long, so the cut at 4
+// The first is the default (untiled: the tile cut at 4 a boundary), the second an earlier default
+// from stride 2 (tiled, its first part one table long, so the cut at 4
 // falls outside it); then the part from 1 to 64 in one launch, with in-block cuts, and tiled
 // first launches that go further.
 const std::vector<TileDesign> kTileDesigns = {{false, CudaOptions{}.lbp_boundaries, CudaOptions{}.lbp_tile_cuts},

@@ -148,7 +148,7 @@ struct BenchFeaturesOptions {
 int run_bench_features(const BenchFeaturesOptions& options);
 
 struct BenchDetectOptions {
-    std::string model = "experiments/models/inria-hog-cascade.h5";
+    std::string model = "models/inria-hog-cascade.h5";
     std::string backend = "auto";  // cuda (or auto with a device): GPU rows too; cpu: CPU and peer only
     std::vector<std::string> sizes{"320x240", "640x480", "1280x960", "1920x1080"};
     std::vector<double> scale_steps{1.05, 1.1, 1.2};

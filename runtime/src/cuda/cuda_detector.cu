@@ -26,9 +26,8 @@ using cuda::DeviceGuard;
 namespace {
 // The slots of detectors gone, by device, for the next detectors there: their streams and buffers
 // serve again without cudaMallocHost or cudaMalloc, which took up to 40 % of a bootstrapping
-// pass's time on the GPU when every pass built its detector's slots anew (experiments/results/
-// gpu-waldboost.md, "Mining, timed"). Never destroyed: CUDA's own teardown at exit may come first.
-// Up to 64 a device, mining.in_flight's most (16 until the thirty-fourth session: a run with 32
+// pass's time on the GPU when every pass built its detector's slots anew. Never destroyed: CUDA's own teardown at exit may come first.
+// Up to 64 a device, mining.in_flight's most (once 16: a run with 32
 // in flight allocated 16 slots anew every pass).
 class SlotPool {
 public:
@@ -110,9 +109,8 @@ struct CudaDetector::Impl {
     // Where none is, a slot is prepared again for this frame's size: the one whose preparation the
     // thread's next frames need last (Belady's choice, looking 64 frames ahead), the longest idle
     // of equals. Frames of one size go round every slot; frames of mixed sizes (the trainer's
-    // negatives, turned a quarter or not, and a few of other sizes) keep to slots of their size
-    // (experiments/results/gpu-waldboost.md, "Mining, timed"). Until the thirty-sixth session the
-    // longest idle slot was prepared again: a frame of a rare size took a slot of a common one,
+    // negatives, turned a quarter or not, and a few of other sizes) keep to slots of their size.
+    // When the longest idle slot was prepared again instead, a frame of a rare size took a slot of a common one,
     // whose next frame took another, and a host thread prepared 5–9 slots in a bootstrapping pass
     // where 4 were needed.
     std::size_t next_slot(std::size_t first, std::size_t n, const std::vector<ImageView>& images, std::size_t i, std::size_t step,
@@ -317,7 +315,7 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
     // Host threads, each with its own slots (four each, so that frames of two sizes still find
     // an idle slot of their size) and every host-th frame: staging a frame (a copy into pinned
     // memory) and launching its graph take one thread longer than the GPU takes to run a small
-    // frame (experiments/results/gpu-waldboost.md, "Mining, timed").
+    // frame.
     const std::size_t hosts = std::clamp<std::size_t>(std::min(n_slots / 4, images.size() / 4), 1, 8);
     impl_->slot(n_slots - 1);  // every slot exists and has its turn before the threads share them
     impl_->slot_turn.resize(std::max(impl_->slot_turn.size(), n_slots), 0);
@@ -326,7 +324,7 @@ std::vector<DetectResult> CudaDetector::detect_batch(const std::vector<ImageView
     const int device_index = impl_->engine.options.device;
     // Each frame read back is put in the CPU's order by TBB's idle workers while the host threads
     // go on: finishing a batch after its last frame took 0.3-1.3 ms of a bootstrapping pass of
-    // 5-10 ms (8 % of the GPU's mining, gpu-waldboost.md). With many accepted windows a frame (the
+    // 5-10 ms (8 % of the GPU's mining). With many accepted windows a frame (the
     // trainer's first passes) their ordering is most of the host's time.
     std::vector<DetectResult> results(images.size());
     cuda::TaskGroup finishing;

@@ -141,8 +141,8 @@ struct Slot : FrameLayout {
     // prepare(): the weak classifiers evaluated, each launch's survivors (room for
     // max(launches, kMinLaunches)), then the accepted windows. One memset clears the counters and
     // one copy fetches them with the first kOutInGraph accepted windows: each node of a frame's
-    // graph costs host time at its launch and a step on its stream (a frame had three copies
-    // and two memsets there until the thirty-sixth session).
+    // graph costs host time at its launch and a step on its stream (three copies and two
+    // memsets cost more).
     DeviceBuffer<std::uint8_t> d_back;
     PinnedBuffer<std::uint8_t> h_back;
     std::size_t out_at = 0;  // the accepted windows' offset in the blocks

@@ -13,12 +13,11 @@ namespace cascadekit::cuda {
 // Copies `rows` rows of `row_bytes` bytes, `src_stride` bytes apart in src (negative: bottom-up), to dst back to back.
 // Frames of 1 MiB and more are copied by bands of rows in parallel (TBB, the caller's arena): one
 // core's memcpy into pinned memory took about as long as the whole GPU pipeline of a 1920×1080
-// face frame at stride 2, and it lies on the path of every frame, latency and batched
-// (experiments/results/gpu-waldboost.md).
+// face frame at stride 2, and it lies on the path of every frame, latency and batched.
 // Frames of 64 KiB and more are written with streaming (non-temporal) stores where the CPU has
 // them (x86 SSE2): the DMA that uploads the staging buffer then reads memory, not lines left
 // dirty in the caches of the cores that copied (the upload step took 0.22-0.51 ms for a 1920×1080
-// RGB frame that way, about 0.13 ms now: experiments/results/gpu-waldboost.md), and the copy does
+// RGB frame that way, about 0.13 ms now), and the copy does
 // not read the buffer's lines in first.
 void copy_rows(std::uint8_t* dst, const std::uint8_t* src, int rows, std::size_t row_bytes, std::ptrdiff_t src_stride);
 

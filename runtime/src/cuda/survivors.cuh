@@ -110,7 +110,7 @@ __device__ __forceinline__ void append_one(const SurvivorArgs& a, std::uint32_t 
 
 // Adds the block's counts of weak classifiers evaluated to the frame's counter: one global atomic
 // a block (every thread of the block calls it once, with its own count), instead of one a warp
-// on that one counter. Measured: no change in time at 1920×1080 (experiments/results/gpu-waldboost.md);
+// on that one counter. Measured: no change in time at 1920×1080;
 // kept because it costs nothing.
 __device__ __forceinline__ void count_weak(const SurvivorArgs& a, std::uint32_t evaluated) {
     __shared__ unsigned long long block_sum;

@@ -73,7 +73,7 @@ __device__ __forceinline__ std::uint8_t lbp_code32(const P* o, int row_stride, i
 // to itself it folds gray + origin into every corner's address, (origin + offset) · 4 + gray in
 // 64-bit arithmetic, four instructions a corner where the pointer needs one (the PTX shows it).
 // Used by lbp_part_kernel, the frame's first launches at stride 1: 5–6 % faster there on the H100.
-// lbp_cut_kernel got 8 % slower with it, the warp parts no faster (experiments/results/gpu-waldboost.md);
+// lbp_cut_kernel got 8 % slower with it, the warp parts no faster;
 // nor is it for the tiled kernel's shared-memory patch, whose loads must stay shared-memory loads.
 template <class P>
 __device__ __forceinline__ const P* window_points(const P* gray, long long origin) {
@@ -87,7 +87,7 @@ __device__ __forceinline__ const P* window_points(const P* gray, long long origi
 // first weak classifier where h falls below θ_B. The CPU's additions in the CPU's order.
 // Loading two weak classifiers' corners and table entries before adding the first (so that a
 // window waits on memory half as often) was measured slower: the part from 4 to 64 of the face
-// sequence took 0.27 ms instead of 0.24 (experiments/results/gpu-waldboost.md, "Several windows a thread").
+// sequence took 0.27 ms instead of 0.24.
 template <class P>
 __device__ __forceinline__ bool run_weak(const SurvivorArgs& a, std::uint32_t id, const P* o, int row_stride,
                                          const float* __restrict__ tables, const DevWeak* weak, int first, int begin, int end,
@@ -563,11 +563,10 @@ __device__ __forceinline__ WindowRun<P> start_window(const SurvivorArgs& a, cons
 //      responses, which the other lanes are still reading). Only the additions are in the chain.
 //   2. The comparisons, 32 at a time: lane l compares sum j0 + l with its threshold, and a ballot
 //      gives the first that falls below it (where the CPU rejects).
-// Until the twentieth session each group of four sums was compared, and the sum selected, before
-// the next group was added: the comparisons sat in the chain, and the last launch of the face
+// Comparing each group of four sums, and selecting the sum, before adding the next group put
+// the comparisons in the chain: the last launch of the face
 // sequence (weak classifiers 64–2048) executed 171 M instructions a frame at stride 1; now 113 M,
-// and 0.39–0.41 → 0.31–0.33 ms (experiments/results/gpu-waldboost.md, "Chained sums"). A round's
-// sums past a rejection are computed and not used; entries past n are read in pass 1 and not used.
+// and 0.39–0.41 → 0.31–0.33 ms. A round's sums past a rejection are computed and not used; entries past n are read in pass 1 and not used.
 template <class P>
 __device__ __forceinline__ void add_round(const float* r_row, const float* t_row, float* s_row, int n, int lane, WindowRun<P>& run) {
     float h = run.h;

@@ -27,8 +27,8 @@ namespace {
 // and 1/8 alive 181, 163 and 166 ms (window by window: 281 ms).
 constexpr int kChunk = 512;  // windows side by side (a row of a 1080p level at stride 2: 950)
 constexpr int kDenseShare = 4;  // dense loads until at most 1/4 of the chunk is alive
-// At most kAlone packed survivors go on one window at a time. The face model shipped in the
-// eighteenth session (0.02 % of windows run all 1024 tables), same frame: side by side to the end
+// At most kAlone packed survivors go on one window at a time. A 1024-table face model (0.02 %
+// of windows run all its tables), same frame: side by side to the end
 // 121-127 ms; one at a time from 1, 4, 16, 32 left 113-114, 105-108, 101-106, 97-103 ms.
 constexpr int kAlone = 32;
 
@@ -112,8 +112,7 @@ public:
     // into one run, so that the chunks stay full after the first packings: a row of a level at
     // stride 8 has about 100 windows, which after two packings went on one at a time, at three
     // times a side-by-side code's cost (the people hybrid's LBP prefix on octaves, 1280×960,
-    // ×1.05: 0.30 M of its 1.7 M codes; experiments/results/inria-hybrid.md, "Rows of a level
-    // side by side"). Rows at steps 1 and 2 are long and have their own dense loops: one by one.
+    // ×1.05: 0.30 M of its 1.7 M codes). Rows at steps 1 and 2 are long and have their own dense loops: one by one.
     bool runs_rows_together() const override { return true; }
     void evaluate_rows(const LevelFeatures& f, int x0, int step, int count, int y0, int ystep, int rows,
                        StageOutcome* out) const override {

@@ -31,7 +31,7 @@ protected:
     // only the positives the cascade so far keeps count. Counting the others too, with the
     // running score the stages would give them, as a plain stage counts every positive, spends
     // the stage's d_min share on people already lost, and the stages grow: on INRIA 19.5
-    // learners per PennFudan window instead of 7.8, experiments/results/inria-hog-cascade.md).
+    // learners per PennFudan window instead of 7.8).
     void set_threshold(const std::vector<float>& sums, const StageContext& ctx) {
         if (running_.empty()) {
             set_d_min_threshold(sums, ctx, cfg_.boosting.d_min, current_.threshold, d_, f_);

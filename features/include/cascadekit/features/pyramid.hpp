@@ -38,7 +38,7 @@ PyramidLevel pyramid_level(int image_width, int image_height, double scale, int 
 // pixels and aliases: fine texture turns into false gradients. People in street photos often
 // stand 250+ pixels tall, so a 64×128 window meets them at scale 3 or more, where plain bilinear
 // levels made our detectors miss far more people on PennFudanPed (log-average miss rate 0.82 vs
-// 0.75 for the same cascade; experiments/results/inria-hog-cascade.md). So, as
+// 0.75 for the same cascade). So, as
 // in OpenCV's pyrDown and Dollár's channel pyramids, the input is first halved repeatedly (octave
 // k: octave k−1 averaged over 2×2 blocks, rounded, floor(size/2)), and a level of scale s is
 // resampled bilinearly from octave octave_of(s), shrinking it by s / 2^octave ∈ [1, 2).

@@ -36,7 +36,7 @@ struct BulkOptions {
     // 0: on the CPU, max_chunk_megapixels over the worker threads (at least 1: with 16 threads
     // and the default 64, frames up to 4 megapixels go a frame a thread, which measured 91–106 %
     // of 16 independent one-thread detectors against 34–69 % for one frame at a time on 16
-    // threads; experiments/results/cpu-scaling.md); 16 on the GPU.
+    // threads); 16 on the GPU.
     double alone_megapixels = 0;
 };
 

@@ -19,8 +19,7 @@ struct CpuOptions {
     // of the level gets its integral histogram; below, survivor blocks. The shipped people hybrid
     // on three PennFudan photos at 1280×960 (×1.05, stride 8, one thread): 100–250 equally fast,
     // 78–100 ms a frame against 97–209 with survivor blocks everywhere; 1000 already 1.2–1.5×
-    // slower (experiments/results/inria-hybrid.md, "Survivor blocks or integral histograms,
-    // level by level").
+    // slower.
     double integral_from_survivors = 250.0;
     // HoG integral histograms only at the points of the grid that every block corner of the
     // model and every window position lie on (hog_block_grid and the stride: their greatest
@@ -38,7 +37,7 @@ struct CpuOptions {
     // cells, its gray integral image: some 10-20 bytes a frame pixel over all octaves with both,
     // for a gray model on a grid of 4).
     // levels_in_flight 1: one level after another, each parallel inside, whose joins leave
-    // threads idle at every small level. experiments/results/cpu-scaling.md measures them.
+    // threads idle at every small level.
     // levels_in_flight >= 1.
     int levels_in_flight = 8;
     std::size_t level_memory_in_flight = std::size_t{256} << 20;

@@ -60,7 +60,7 @@ inline constexpr EnumNames<Compaction, 3> kCompactionNames{{{{Compaction::WarpAt
 
 struct CudaOptions {
     // Block atomics by default: at 1920×1080 the first WaldBoost launch keeps 12 M windows, and a
-    // warp's atomicAdd each on one counter queued at the L2 (experiments/results/gpu-waldboost.md).
+    // warp's atomicAdd each on one counter queued at the L2.
     Compaction compaction = Compaction::BlockAtomics;
     // Stages with at least this many learners use one warp per window; smaller ones one thread.
     int warp_stage_min_learners = 16;
@@ -69,19 +69,19 @@ struct CudaOptions {
     // survivors of the one before. Macenauer (Brno 2015) used 1, 8, 64, 256, 512. On the shipped
     // face model (97 % of windows pass its first weak classifier) 4, 16, 64, 256 was fastest
     // untiled; with the tiled first launch below, 16, 64, 256 and an in-block cut at 4. The face
-    // sequence shipped since the nineteenth session (backward pruning: its late thresholds reject
+    // sequence shipped (backward pruning: its late thresholds reject
     // a little at every table) is faster with one launch from 64 on: 16, 64. Since the warp
-    // parts' chained sums (twentieth session) 8, 64 was faster than 16, 64 in all six benchmark
+    // parts' chained sums 8, 64 was faster than 16, 64 in all six benchmark
     // runs at 1920×1080, and 4, 64 faster still in every run that had it (0.918–0.940 against
     // 0.984–0.989 ms batched at stride 1, 0.404–0.408 against 0.415–0.425 at stride 2, the
-    // people hybrid 0.539 against 0.550): the default from the twenty-first session. The face
-    // sequence trained with α 0.15 (twenty-seventh session) leaves fewer windows after its first
+    // people hybrid 0.539 against 0.550): the default since. The face
+    // sequence trained with α 0.15 leaves fewer windows after its first
     // tables, and 2, 64 beat 4, 64 in all nine benchmark runs that had both (0.741–0.756 against
     // 0.768–0.794 ms batched for it, 0.701–0.727 against 0.723–0.755 for its variants; the people
     // hybrid within noise, 0.452–0.459 against 0.451–0.465), and 1, 64 beat 2, 64 in both runs
     // that had it (0.706–0.710 against 0.750–0.752 ms for the face sequence, 0.340–0.342 against
     // 0.348 at stride 2; the people hybrid 0.457 against 0.454): the default since then, checked
-    // window by window against the CPU on the device (experiments/results/gpu-waldboost.md).
+    // window by window against the CPU on the device.
     std::vector<int> lbp_boundaries = {1, 64};
     // Threads per block of the WaldBoost launches: 64, 128, 256 or 512 (CudaDetector refuses
     // others). Block atomics gather one block's survivors at a time.
@@ -90,8 +90,7 @@ struct CudaOptions {
     // one thread per window. The warp's lanes look up a round of weak classifiers at once, then
     // add their responses in order: rounds of 32, 64, 128, … up to 32 × lbp_warp_round (1, 2, 4
     // or 8 look-ups a lane; CudaDetector refuses others). 2 gave the shortest latency and batched
-    // times with the shipped face sequence at 1920×1080; 8 was 3 % slower batched
-    // (experiments/results/gpu-waldboost.md, "Warp parts in rounds").
+    // times with the shipped face sequence at 1920×1080; 8 was 3 % slower batched.
     int lbp_warp_from = 64;
     int lbp_warp_round = 2;
     // Parts that start at this weak classifier or later run a block of 256 threads per window
@@ -99,9 +98,8 @@ struct CudaOptions {
     // warp. For the few windows that run a long sequence to its end, whose look-ups a warp would
     // take dozens at a time one round after another. Past the sequence's length: never. With the
     // shipped face sequence padded to 2048 at 1920×1080, stride 1, the part from 256 this way took
-    // batched time from 1.08 to 1.04–1.05 ms and latency from 1.48–1.51 to 1.47–1.49 ms
-    // (experiments/results/gpu-waldboost.md, "A block per window"). With the default boundaries
-    // since the nineteenth session no part starts at 256, so the warp kernel runs the tail: the
+    // batched time from 1.08 to 1.04–1.05 ms and latency from 1.48–1.51 to 1.47–1.49 ms.
+    // With the default boundaries no part starts at 256, so the warp kernel runs the tail: the
     // pruned face sequence's 12,000 windows past table 256 mostly leave soon, where a block per
     // window is slower than a warp.
     int lbp_block_from = 256;
@@ -109,9 +107,8 @@ struct CudaOptions {
     // block a tile of 32 × 8 neighbouring windows and copies their patch of the gray integral image
     // to shared memory, when the patch fits in 48 KiB at the detector's stride (24×24 faces at
     // strides 1–8: yes; 64×128 people windows at stride 8: no). false (default): never. Since
-    // the untiled first launch takes several windows a thread (lbp_first_rows, twenty-eighth
-    // session) it is the faster at strides 1 and 2 with the shipped face sequence
-    // (experiments/results/gpu-waldboost.md, "Several windows a thread").
+    // the untiled first launch takes several windows a thread (lbp_first_rows)
+    // it is the faster at strides 1 and 2 with the shipped face sequence.
     bool lbp_tiled = false;
     // ... and only when the detector's stride is at least this (with lbp_tiled). Before the
     // untiled launch took several windows a thread, the tiled one was the faster from stride 2.
@@ -122,8 +119,7 @@ struct CudaOptions {
     // offsets and loading their corners at once (1, 2, 4 or 8; CudaDetector refuses others).
     // 0: one thread per window, the window's level and place found by each thread, as every later
     // part does. With the shipped face sequence at 1920×1080, stride 1 (H100, batched ms per
-    // frame): 0: 0.71, 1: 0.69, 2: 0.64, 4: 0.60, 8: 0.60 (experiments/results/gpu-waldboost.md,
-    // "Several windows a thread in the first launch").
+    // frame): 0: 0.71, 1: 0.69, 2: 0.64, 4: 0.60, 8: 0.60.
     int lbp_first_rows = 4;
     // Inside that tiled launch, the block's surviving windows are compacted in shared memory (in
     // window order) after these weak classifiers (at most 6; those at or past the first part's
@@ -135,7 +131,7 @@ struct CudaOptions {
     // rejected retire instead of waiting on the block's last window. Not with CubSelect. Empty:
     // none. 24, 32, 48 (inside the part from 16 to 64) was the fastest of five sets with the
     // shipped face sequence at 1920×1080: 2 % less batched time at stride 1, 4–5 % at stride 2,
-    // against none (experiments/results/gpu-waldboost.md, "In-block cuts").
+    // against none.
     std::vector<int> lbp_part_cuts = {24, 32, 48};
     // Models with an LBP prefix in front of HoG stages: EveryLevel builds every level's integral
     // histograms (as without a prefix); SurvivorBlocks builds only a per-pixel gradient plane per
@@ -143,9 +139,9 @@ struct CudaOptions {
     // Unset (default): EveryLevel when the integral histograms can be kept on a grid of 2 or 4
     // pixels (grid_histograms, and the model's blocks and the stride allow it: hog_scan_grid),
     // since those cost a quarter or a sixteenth of the points; else SurvivorBlocks. The hybrid
-    // trained on a 4-pixel block grid (experiments/models/inria-hybrid.h5) took 0.441 ms batched
+    // trained on a 4-pixel block grid (models/inria-hybrid.h5) took 0.441 ms batched
     // at 1280×960, ×1.05, stride 8 with every level's grid histograms against 0.579 with survivor
-    // blocks; the one on Zhu's pool 0.48 with survivor blocks (experiments/results/inria-hybrid.md).
+    // blocks; the one on Zhu's pool 0.48 with survivor blocks.
     // prefix_planes() says which one a detector uses.
     std::optional<PrefixPlanes> prefix_planes = std::nullopt;
     // With SurvivorBlocks, the hog_svm stages from this model stage (0-based) to the end run as
@@ -153,14 +149,13 @@ struct CudaOptions {
     // instead of a launch per stage whose few windows cost less than the launch. Applies when
     // they are at least two and the compaction is not CubSelect; -1: a launch per stage. The
     // default, every HoG stage after a one-stage prefix: 0.75 → 0.63 ms per frame for the shipped
-    // hybrid at 1280×960, ×1.05 (experiments/results/gpu-waldboost.md).
+    // hybrid at 1280×960, ×1.05.
     int hog_tail_from = 1;
     // Models that read no colour (no HoG channels: colour): each frame is converted to gray on the
     // host while it is copied to the pinned staging buffer (the same bytes as to_gray), so a third
     // of an RGB frame's bytes is uploaded, straight into the gray octave, and no conversion kernel
     // runs. false: the RGB bytes are staged and uploaded, and a kernel converts them. Faces at
-    // 1920×1080 on the H100: latency 1.42 → 1.34–1.38 ms at stride 1, 0.73 → 0.66 ms at stride 2
-    // (experiments/results/gpu-waldboost.md, "The frame staged in gray").
+    // 1920×1080 on the H100: latency 1.42 → 1.34–1.38 ms at stride 1, 0.73 → 0.66 ms at stride 2.
     bool host_gray = true;
     // The gray integral images (the LBP stages' feature) in 2 bytes a point, modulo 2^16, for
     // models whose LBP cells all have at most 128 pixels (every cell of a 24×24 or 26×26 face

@@ -18,8 +18,7 @@ bool parse_fusion(const std::string& text, FusionMethod& out);
 struct FusionParams {
     // Mean shift gives one box per object even where many windows score alike (detect's default);
     // NMS ranks people above clutter better with the cascade's score, the sum of its stage
-    // margins (PennFudanPed log-average miss rate 0.59 vs 0.75 for the shipped cascade,
-    // experiments/results/inria-hog-cascade.md), so `cascade eval` defaults to NMS.
+    // margins (PennFudanPed log-average miss rate 0.59 vs 0.75 for the shipped cascade), so `cascade eval` defaults to NMS.
     FusionMethod method = FusionMethod::MeanShift;
     // Mean-shift bandwidths at scale 1 (Dalal's PhD thesis, 2006): input pixels in x, y;
     // natural-log scale units in s.
