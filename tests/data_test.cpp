@@ -13,7 +13,7 @@
 #include "cascadekit/features/integral_histogram.hpp"
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/detector.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 #include "test_support.hpp"
 
 using namespace cascadekit;
@@ -36,8 +36,6 @@ fs::path inria() { return data_dir() / "INRIAPerson"; }
                                                  << " (set CASCADEKIT_DATA to the folder holding it)"
 // The tools' decoders: load_gray as `cascade detect` feeds a detector, load_image (RGB) as the
 // evaluations do; both throw naming a file they cannot read.
-using tools::load_gray;
-using tools::load_image;
 }  // namespace
 
 TEST(InriaData, LayoutIsWhatTheLoadersExpect) {

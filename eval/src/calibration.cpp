@@ -6,7 +6,6 @@
 #include <stdexcept>
 
 #include "cascadekit/eval/protocols.hpp"
-#include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 
 namespace cascadekit {
@@ -63,15 +62,6 @@ CalibrationReport calibrate(CascadeModel& model, const AnnotatedImages& set, con
                       std::to_string(truth.size()) + " images (1st, 3rd, ...) of " + set_description + "; on the other " +
                       std::to_string(r.checked_on) + ": FPPI " + fixed(r.on_check.fp, 3) + ", miss rate " +
                       fixed(r.on_check.miss_rate, 3);
-    return r;
-}
-
-CalibrationReport calibrate_model_file(const std::filesystem::path& model_file, std::vector<AnnotatedFile> files,
-                                      const std::string& name, const ImageLoader& loader, const CalibrationOptions& options) {
-    CascadeModel model = load_model(model_file);
-    const auto set = annotated_list(name, std::move(files));
-    const CalibrationReport r = calibrate(model, *set, name, loader, options);
-    save_model(model, model_file);
     return r;
 }
 

@@ -6,7 +6,7 @@
 # after benchmarks/gpu/bundle.sh made .bundle/gpu.tar.xz here (the device tool carries it):
 #   bash experiments/gpu-speed/run.sh > experiments/gpu-speed/table.md
 # People: 1280×960 (a PennFudan photo), ×1.05, stride 8; faces: 1920×1080 (a CMU+MIT group
-# photo), ×1.1, strides 1 and 2, windows from 24 px.
+# photo), 8 levels an octave over 4 octaves (×1.0905), strides 1 and 2, windows from 24 px.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source benchmarks/gpu/device_env.sh >/dev/null
@@ -25,7 +25,7 @@ bench() {  # MODEL PEER PEER_ARGS ARGS...
       -v cols="CUDA batched ms;CUDA latency ms;CPU $threads thr ms;OpenCV $threads thr ms;CUDA vs OpenCV $threads thr" "$work/t.md"
 }
 people=(--sizes 1280x960 --scale-steps 1.05 --strides 8 --frame "$D/bench-frame.ppm")
-faces=(--sizes 1920x1080 --scale-steps 1.1 --strides 1,2 --frame "$D/face-frame.ppm")
+faces=(--sizes 1920x1080 --scale-steps 1.0905077 --max-scale 16 --strides 1,2 --frame "$D/face-frame.ppm")
 lbp="--cascade $D/opencv/lbpcascade_frontalface.xml"
 for m in inria-hog-cascade inria-hog-nested inria-hog-colour inria-hybrid; do bench $m opencv_hog_peer "" "${people[@]}"; done
 for m in faces-lbp faces-lbp-fast; do bench $m opencv_face_peer "$lbp" "${faces[@]}"; done

@@ -29,7 +29,8 @@
 #include "cascadekit/trainer/config.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/training.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 
 namespace py = pybind11;
 
@@ -205,40 +206,21 @@ py::dict train(const std::filesystem::path& config, const std::filesystem::path&
     opt.model_out = out;
     opt.resume = resume;
     opt.finish = finish;
-    TrainSummary s;
+    TrainingRun run;
     {
         py::gil_scoped_release unlocked;
-        const Dataset data = training_dataset(cfg, tools::data_root(), [&](const std::string& n) { observer.on_note(n); });
-        s = cascadekit::train(cfg, data, tools::load_image, opt, observer);
+        const Dataset data = training_dataset(cfg, data_root(), [&](const std::string& n) { observer.on_note(n); });
+        run = train_model(cfg, data, data_root(), load_image, opt, observer);
     }
+    const TrainSummary& s = run.summary;
     py::dict d;
     // Annotated data, as cascade train: the finished model's threshold chosen on its held-out images.
-    if (s.finished && cfg.data.layout == DataLayout::Annotated) {
-        std::vector<AnnotatedFile> held = held_out_annotations(cfg, tools::data_root());
-        if (held.size() >= 2) {
-            std::string error;
-            CalibrationReport r;
-            {
-                py::gil_scoped_release unlocked;
-                try {
-                    CalibrationOptions co;
-                    co.fppi = cfg.detect.fppi;
-                    co.bulk.backend = cfg.mining.backend;
-                    r = calibrate_model_file(out, std::move(held),
-                                             "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(),
-                                             tools::load_image, co);
-                } catch (const std::exception& e) {  // the trained model stands; only its threshold is missing
-                    error = e.what();
-                }
-            }
-            if (error.empty()) {
-                d["threshold"] = decimal_value(r.threshold);
-                d["held_out_fppi"] = r.on_check.fp;
-                d["held_out_miss_rate"] = r.on_check.miss_rate;
-            } else {
-                d["threshold_error"] = error;
-            }
-        }
+    if (run.threshold) {
+        d["threshold"] = decimal_value(run.threshold->threshold);
+        d["held_out_fppi"] = run.threshold->on_check.fp;
+        d["held_out_miss_rate"] = run.threshold->on_check.miss_rate;
+    } else if (!run.no_threshold.empty()) {
+        d["threshold_error"] = run.no_threshold;
     }
     d["stages"] = s.stages;
     d["learners"] = s.learners;
@@ -275,7 +257,7 @@ py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& 
     {
         py::gil_scoped_release unlocked;
         const auto set = annotation_file_images(annotations, f, ao, annotations.filename().string());
-        truth = detect_annotated(model, *set, fo, tools::load_image, to_box);
+        truth = detect_annotated(model, *set, fo, load_image, to_box);
     }
     std::size_t objects = 0;
     for (const ImageTruth& t : truth) objects += t.people.size();

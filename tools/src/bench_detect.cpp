@@ -25,7 +25,7 @@
 #include "cascadekit/runtime/cpu_detector.hpp"
 #include "cascadekit/runtime/stages/hog_svm.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 #include "output_files.hpp"
 #if CASCADEKIT_HAVE_CUDA
 #include "cascadekit/runtime/cuda_detector.hpp"

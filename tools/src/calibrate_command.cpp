@@ -17,7 +17,7 @@
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/fusion.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 #include "inputs.hpp"
 
 namespace cascadekit::tools {

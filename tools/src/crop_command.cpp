@@ -11,7 +11,7 @@
 #include "cascadekit/io/dataset.hpp"
 #include "cascadekit/io/files.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 #include "inputs.hpp"
 
 namespace cascadekit::tools {

@@ -13,7 +13,7 @@
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/runtime/object_detector.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 #include "inputs.hpp"
 #include "output_files.hpp"
 

@@ -16,7 +16,7 @@
 #include "cascadekit/eval/protocols.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 #include "inputs.hpp"
 #include "output_files.hpp"
 #include "plot.hpp"

@@ -10,7 +10,7 @@
 #include "cascadekit/model/hog_svm_stage.hpp"
 #include "cascadekit/model/waldboost_lbp_stage.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 #include "output_files.hpp"
 
 namespace cascadekit::tools {

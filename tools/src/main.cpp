@@ -14,7 +14,7 @@
 #include "cascadekit/features/block_pool.hpp"
 #include "cascadekit/io/image_header.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 
 using namespace cascadekit;
 using namespace cascadekit::tools;

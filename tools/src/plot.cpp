@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "cascadekit/io/files.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 
 namespace cascadekit::tools {
 

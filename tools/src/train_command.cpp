@@ -7,8 +7,9 @@
 #include "cascadekit/io/model_file.hpp"
 #include "cascadekit/trainer/data_selection.hpp"
 #include "cascadekit/trainer/trainer.hpp"
+#include "cascadekit/workflow/training.hpp"
 #include "commands.hpp"
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 
 namespace cascadekit::tools {
 
@@ -47,24 +48,6 @@ public:
     void on_note(const std::string& text) override { spdlog::info("{}", text); }
 };
 
-// Annotated data: the finished model's threshold chosen on the held-out annotated images, at the
-// operating point's scan (the configuration's detect section), and stored in the model.
-void calibrate_on_held_out(const TrainConfig& cfg, const TrainCommandOptions& o) {
-    std::vector<AnnotatedFile> held = held_out_annotations(cfg, data_root());
-    if (held.size() < 2) {
-        spdlog::warn("{}: no threshold chosen ({} held-out annotated images; set data.holdout_every, or run cascade calibrate)",
-                     o.out, held.size());
-        return;
-    }
-    CalibrationOptions co;
-    co.fppi = cfg.detect.fppi;
-    co.bulk.backend = cfg.mining.backend;
-    spdlog::info("choosing the threshold for {} false positives per image on the {} held-out images", cfg.detect.fppi, held.size());
-    const CalibrationReport r = calibrate_model_file(
-        o.out, std::move(held), "held-out " + std::filesystem::path(cfg.data.annotations).filename().string(), load_image, co);
-    std::printf("%s: threshold %.6g chosen on held-out images\n", o.out.c_str(), decimal_value(r.threshold));
-    print_calibration(r);
-}
 }  // namespace
 
 int run_train(const TrainCommandOptions& o) {
@@ -87,17 +70,16 @@ int run_train(const TrainCommandOptions& o) {
         opt.finish = o.finish;
         opt.stop_after_rounds = o.stop_after_rounds;
         LogObserver log;
-        const TrainSummary s = train(cfg, data, load_image, opt, log);
+        const TrainingRun run = train_model(cfg, data, data_root(), load_image, opt, log);
+        const TrainSummary& s = run.summary;
         spdlog::info("{}: {} stage(s), {} learners, F {:.3g}, {} , peak memory {:.0f} MiB{}", o.out, s.stages, s.learners,
                      s.cascade_fp_rate, duration(s.seconds), s.peak_memory_mb,
                      s.finished ? " (finished: " + s.stop_reason + ")" : " (not finished; continue with --resume)");
-        if (s.finished && cfg.data.layout == DataLayout::Annotated) {
-            try {
-                calibrate_on_held_out(cfg, o);
-            } catch (const std::exception& e) {  // the trained model stands; only its threshold is missing
-                spdlog::warn("{}: no threshold chosen, the model keeps threshold 0: {} (run cascade calibrate on other "
-                             "images, or with a larger --fppi)", o.out, e.what());
-            }
+        if (run.threshold) {
+            std::printf("%s: threshold %.6g chosen on held-out images\n", o.out.c_str(), decimal_value(run.threshold->threshold));
+            print_calibration(*run.threshold);
+        } else if (!run.no_threshold.empty()) {
+            spdlog::warn("{}: no threshold chosen, the model keeps threshold 0: {}", o.out, run.no_threshold);
         }
         return kExitOk;
     } catch (const std::exception& e) {

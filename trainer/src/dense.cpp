@@ -94,6 +94,7 @@ TrainSummary train_dense(const TrainConfig& cfg, const Dataset& data, const Imag
     sum.peak_memory_mb = peak_memory_mb();
     sum.finished = true;
     sum.stop_reason = "dense SVM trained with one round of bootstrapping";
+    sum.model = std::move(model);
     return sum;
 }
 

@@ -469,6 +469,7 @@ private:
         s.finished = ck_.finished;
         s.negatives_exhausted = ck_.exhausted;
         s.stop_reason = ck_.stop_reason;
+        if (!ck_.stages.empty()) s.model = detail::model_of(cfg_, ck_.stages, data_.description, ck_.created_utc);
         return s;
     }
 

@@ -32,10 +32,4 @@ struct CalibrationReport {
 CalibrationReport calibrate(CascadeModel& model, const AnnotatedImages& set, const std::string& set_description,
                             const ImageLoader& loader, const CalibrationOptions& options = {});
 
-// calibrate() on a model file, in place, with annotated files (io/annotations.hpp) named `name`:
-// what `cascade train` and the Python module's train() run on a finished model's held-out
-// annotated images. The report's threshold is in CalibrationReport::threshold.
-CalibrationReport calibrate_model_file(const std::filesystem::path& model_file, std::vector<AnnotatedFile> files,
-                                      const std::string& name, const ImageLoader& loader, const CalibrationOptions& options = {});
-
 }  // namespace cascadekit

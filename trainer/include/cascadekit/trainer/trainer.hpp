@@ -82,6 +82,10 @@ struct TrainSummary {
     bool finished = false;          // reached F_target / max_stages / exhausted negatives
     bool negatives_exhausted = false;
     std::string stop_reason;
+    // The model as options.model_out holds it at the end of this call (no stages when no stage
+    // was trained yet): what a caller keeps working on, e.g. to choose its operating point, without
+    // reading the file back.
+    CascadeModel model;
 };
 
 // Trains per config.kind on `data` (already without its held-out part). Requires: a config from

@@ -1,4 +1,4 @@
-#include "image_files.hpp"
+#include "cascadekit/workflow/image_files.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include <opencv2/imgcodecs.hpp>
 #endif
 
-namespace cascadekit::tools {
+namespace cascadekit {
 
 namespace {
 std::int64_t g_max_pixels = kDefaultMaxImagePixels;
@@ -112,4 +112,4 @@ std::filesystem::path data_root() {
     return std::filesystem::path("..") / "shared" / "data";
 }
 
-}  // namespace cascadekit::tools
+}  // namespace cascadekit

@@ -8,7 +8,7 @@
 
 #include "cascadekit/features/image.hpp"
 
-namespace cascadekit::tools {
+namespace cascadekit {
 
 // The largest image (or video frame) decoded, in pixels: --max-megapixels, default
 // kDefaultMaxImagePixels (100 MPix). Checked against the file's header before decoding.
@@ -39,4 +39,4 @@ void write_image(const std::filesystem::path& path, const cv::Mat& bgr);
 // $CASCADEKIT_DATA, else ../shared/data.
 std::filesystem::path data_root();
 
-}  // namespace cascadekit::tools
+}  // namespace cascadekit
