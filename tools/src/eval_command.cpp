@@ -123,264 +123,295 @@ std::string csv(const std::vector<CurvePoint>& curve, const char* fp_name) {
     for (const auto& p : curve) out << p.fp << "," << p.miss_rate << "," << p.threshold << "\n";
     return out.str();
 }
-}  // namespace
 
-int run_eval(const EvalOptions& o) {
-    try {
-        if (o.fppw.empty() && o.rejection.empty() && o.survival.empty() && o.fppi.empty() && o.faces.empty() &&
-            o.annotations.empty() && o.write_lists.empty())
+// One `cascade eval` run: its options, the model (with --model), and the held-out data, read
+// once when an evaluation needs it. Each evaluation the options ask for is one method.
+class EvalRun {
+public:
+    explicit EvalRun(const EvalOptions& o) : o_(o) {
+        check_request();
+        if (!o.model.empty()) model_ = load_model(o.model);
+        params_ = o.scan;
+        params_.stride = o.stride;
+        params_.scale_step = o.scale_step;
+        params_.min_scale = o.min_scale;
+        params_.level_pad = o.level_pad;
+        validate(params_);
+        label_ = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
+        check_outputs();
+    }
+
+    void run() {
+        if (!o_.write_lists.empty()) write_lists();
+        if (!o_.fppw.empty() || !o_.rejection.empty()) window_level();
+        if (!o_.survival.empty()) survival();
+        if (!o_.fppi.empty()) pennfudan();
+        if (!o_.faces.empty()) faces();
+        if (!o_.annotations.empty()) annotations();
+    }
+
+private:
+    void check_request() const {
+        if (o_.fppw.empty() && o_.rejection.empty() && o_.survival.empty() && o_.fppi.empty() && o_.faces.empty() &&
+            o_.annotations.empty() && o_.write_lists.empty())
             throw std::runtime_error(
                 "nothing to measure: give one or more of --annotations FILE (any VOC, COCO, dlib or OpenCV annotated set: "
                 "miss rate vs FPPI, AP, detection rate), --fppi CSV (PennFudan), --faces CSV (CMU+MIT faces), --fppw CSV "
                 "(held-out windows of --config), --rejection CSV, --survival CSV, --write-lists DIR (see cascade eval --help)");
-        const int sources = !o.model.empty() + !o.window_scores.empty() + !o.detections.empty();
+        const int sources = !o_.model.empty() + !o_.window_scores.empty() + !o_.detections.empty();
         if (sources != 1) throw std::runtime_error("give exactly one of --model, --window-scores, --detections");
-        std::optional<CascadeModel> model;
-        if (!o.model.empty()) model = load_model(o.model);
-        DetectParams params = o.scan;
-        params.stride = o.stride;
-        params.scale_step = o.scale_step;
-        params.min_scale = o.min_scale;
-        params.level_pad = o.level_pad;
-        validate(params);
-        const std::string label = o.label.empty() ? (o.model.empty() ? o.window_scores + o.detections : o.model) : o.label;
-        // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).
-        auto full_image = [&](double pad) {
-            FullImageOptions fo;
-            fo.params = params;
-            fo.fusion = o.fusion;
-            fo.pad = pad;
-            fo.upscale_below = o.upscale_below;
-            fo.bulk.backend = o.backend;
-            fo.bulk.device = o.device;
-            return fo;
-        };
-        // Every output is checked before the (long) evaluation starts.
-        for (const std::string* out : {&o.fppw, &o.rejection, &o.survival, &o.fppi, &o.faces, &o.curve, &o.plot})
+    }
+
+    // Every output is checked before the (long) evaluation starts; curves to compare with are
+    // read (and checked) then too.
+    void check_outputs() {
+        for (const std::string* out : {&o_.fppw, &o_.rejection, &o_.survival, &o_.fppi, &o_.faces, &o_.curve, &o_.plot})
             if (!out->empty()) check_writable_file(*out);
-        if ((!o.plot.empty() || !o.compare.empty()) && o.annotations.empty())
+        if ((!o_.plot.empty() || !o_.compare.empty()) && o_.annotations.empty())
             throw std::runtime_error("--plot and --compare go with --annotations");
-        // Curves to compare with, read (and checked) before the evaluation runs.
-        std::vector<NamedCurve> others;
-        for (const std::string& c : o.compare) {
+        for (const std::string& c : o_.compare) {
             const auto eq = c.find('=');
             if (eq == std::string::npos || eq == 0) throw std::runtime_error("--compare takes NAME=CSV, not '" + c + "'");
-            others.push_back({c.substr(0, eq), read_curve_csv(c.substr(eq + 1))});
+            others_.push_back({c.substr(0, eq), read_curve_csv(c.substr(eq + 1))});
         }
-        if (!o.write_lists.empty()) {
-            fs::create_directories(o.write_lists);
-            check_writable_file(fs::path(o.write_lists) / "pennfudan.txt");
+        if (!o_.write_lists.empty()) {
+            fs::create_directories(o_.write_lists);
+            check_writable_file(fs::path(o_.write_lists) / "pennfudan.txt");
         }
+    }
 
-        // The configuration's held-out data, read once, when some evaluation needs it.
-        std::optional<Dataset> held_out_data;
-        auto held_out_set = [&]() -> const Dataset& {
-            if (!held_out_data) {
-                // The configuration the model was trained with (stored in it), unless --config says otherwise.
-                if (!o.config_given && model && !model->metadata.training_config.empty()) {
-                    spdlog::info("held-out data of the configuration stored in {} (--config overrides it)", o.model);
-                    held_out_data = held_out(parse_train_config(model->metadata.training_config, o.model + " (its stored configuration)"));
-                } else {
-                    held_out_data = held_out(load_train_config(o.config));
-                }
+    // How --model scans a full-image set (PennFudan, CMU+MIT, --annotations).
+    FullImageOptions full_image(double pad) const {
+        FullImageOptions fo;
+        fo.params = params_;
+        fo.fusion = o_.fusion;
+        fo.pad = pad;
+        fo.upscale_below = o_.upscale_below;
+        fo.bulk.backend = o_.backend;
+        fo.bulk.device = o_.device;
+        return fo;
+    }
+
+    // The held-out data of the configuration the model was trained with (stored in it), unless
+    // --config says otherwise.
+    const Dataset& held_out_set() {
+        if (!held_out_data_) {
+            if (!o_.config_given && model_ && !model_->metadata.training_config.empty()) {
+                spdlog::info("held-out data of the configuration stored in {} (--config overrides it)", o_.model);
+                held_out_data_ = held_out(parse_train_config(model_->metadata.training_config, o_.model + " (its stored configuration)"));
+            } else {
+                held_out_data_ = held_out(load_train_config(o_.config));
             }
-            return *held_out_data;
-        };
+        }
+        return *held_out_data_;
+    }
 
-        if (!o.write_lists.empty()) {
+    void write_lists() {
+        const Dataset& test = held_out_set();
+        fs::create_directories(o_.write_lists);
+        std::string pos, neg, pf;
+        for (const auto& p : test.positives) pos += p.path.string() + "\n";
+        for (const auto& n : test.negatives) neg += n.string() + "\n";
+        const auto pennfudan = pennfudan_images(o_.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o_.pennfudan));
+        for (std::size_t i = 0; i < pennfudan->size(); ++i) pf += pennfudan->at(i).image.string() + "\n";
+        write_text_atomically(fs::path(o_.write_lists) / "heldout-positives.txt", pos);
+        write_text_atomically(fs::path(o_.write_lists) / "heldout-negatives.txt", neg);
+        write_text_atomically(fs::path(o_.write_lists) / "pennfudan.txt", pf);
+        spdlog::info("wrote held-out and PennFudan lists to {}", o_.write_lists);
+    }
+
+    // --fppw and --rejection: the held-out crops' and negative images' window scores.
+    void window_level() {
+        WindowScores ws;
+        if (model_) {
             const Dataset& test = held_out_set();
-            fs::create_directories(o.write_lists);
-            std::string pos, neg, pf;
-            for (const auto& p : test.positives) pos += p.path.string() + "\n";
-            for (const auto& n : test.negatives) neg += n.string() + "\n";
-            const auto pennfudan = pennfudan_images(o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan));
-            for (std::size_t i = 0; i < pennfudan->size(); ++i) pf += pennfudan->at(i).image.string() + "\n";
-            write_text_atomically(fs::path(o.write_lists) / "heldout-positives.txt", pos);
-            write_text_atomically(fs::path(o.write_lists) / "heldout-negatives.txt", neg);
-            write_text_atomically(fs::path(o.write_lists) / "pennfudan.txt", pf);
-            spdlog::info("wrote held-out and PennFudan lists to {}", o.write_lists);
+            spdlog::info("{}: scoring {} held-out positive crops and every window of {} held-out negative images "
+                         "(stride {}, scale step {})", label_, test.positives.size(), test.negatives.size(), o_.stride, o_.scale_step);
+            BulkOptions bulk;
+            bulk.backend = o_.backend;
+            bulk.device = o_.device;
+            ws = score_windows(*model_, test, params_, bulk, load_image);
+        } else if (!o_.window_scores.empty()) {
+            const auto j = read_json(o_.window_scores);
+            ws.positives = j.at("positives").get<std::vector<double>>();
+            ws.negatives = j.at("negatives").get<std::vector<double>>();
+            ws.negative_windows = j.at("negative_windows").get<std::uint64_t>();
+        } else {
+            throw std::runtime_error("--fppw and --rejection need --model or --window-scores");
         }
-
-        if (!o.fppw.empty() || !o.rejection.empty()) {
-            WindowScores ws;
-            DetectStats stats;
-            if (model) {
-                const Dataset& test = held_out_set();
-                spdlog::info("{}: scoring {} held-out positive crops and every window of {} held-out negative images "
-                             "(stride {}, scale step {})", label, test.positives.size(), test.negatives.size(), o.stride, o.scale_step);
-                BulkOptions bulk;
-                bulk.backend = o.backend;
-                bulk.device = o.device;
-                ws = score_windows(*model, test, params, bulk, load_image);
-                stats = ws.stats;
-            } else if (!o.window_scores.empty()) {
-                const auto j = read_json(o.window_scores);
-                ws.positives = j.at("positives").get<std::vector<double>>();
-                ws.negatives = j.at("negatives").get<std::vector<double>>();
-                ws.negative_windows = j.at("negative_windows").get<std::uint64_t>();
-            } else {
-                throw std::runtime_error("--fppw and --rejection need --model or --window-scores");
-            }
-            if (!o.fppw.empty()) {
-                const auto curve = fppw_curve(ws.positives, ws.negatives, ws.negative_windows);
-                write_text_atomically(o.fppw, csv(curve, "fppw"));
-                std::printf("%s: FPPW over %zu positives and %llu negative windows: miss rate %.4f at 1e-4, %.4f at 1e-3 FPPW\n",
-                            label.c_str(), ws.positives.size(), static_cast<unsigned long long>(ws.negative_windows),
-                            miss_rate_at(curve, 1e-4), miss_rate_at(curve, 1e-3));
-            }
-            if (!o.rejection.empty()) {
-                if (!model) throw std::runtime_error("--rejection needs --model");
-                const auto prof = rejection_profile(*model, stats);
-                std::ostringstream out;
-                out << "stage,learners,rejected_so_far,learners_per_window\n";
-                std::printf("%s: rejection profile over %llu windows\n  stage  learners  rejected so far  learners/window\n",
-                            label.c_str(), static_cast<unsigned long long>(stats.windows_scanned));
-                for (const auto& r : prof) {
-                    out << r.stage << "," << r.learners << "," << r.rejected_so_far << "," << r.learners_per_window << "\n";
-                    std::printf("  %5d  %8zu  %15.4f  %15.3f\n", r.stage, r.learners, r.rejected_so_far, r.learners_per_window);
-                }
-                write_text_atomically(o.rejection, out.str());
-            }
+        if (!o_.fppw.empty()) {
+            const auto curve = fppw_curve(ws.positives, ws.negatives, ws.negative_windows);
+            write_text_atomically(o_.fppw, csv(curve, "fppw"));
+            std::printf("%s: FPPW over %zu positives and %llu negative windows: miss rate %.4f at 1e-4, %.4f at 1e-3 FPPW\n",
+                        label_.c_str(), ws.positives.size(), static_cast<unsigned long long>(ws.negative_windows),
+                        miss_rate_at(curve, 1e-4), miss_rate_at(curve, 1e-3));
         }
+        if (!o_.rejection.empty()) rejection(ws.stats);
+    }
 
-        if (!o.survival.empty()) {
-            if (!model) throw std::runtime_error("--survival needs --model");
-            const Dataset& test = held_out_set();
-            spdlog::info("{}: counting the weak classifiers every window of {} held-out negative images needs (CPU)", label,
-                         test.negatives.size());
-            const WeakSurvival ws = weak_survival(*model, test.negatives, params, load_image);
-            std::ostringstream out;
-            out << "weak_classifiers,surviving\n";
-            out.precision(9);
-            for (std::size_t k = 0; k <= ws.rejected_by.size(); ++k) out << k << "," << ws.surviving(k) << "\n";
-            write_text_atomically(o.survival, out.str());
-            std::printf("%s: %llu windows of %zu held-out negative images: %.2f weak classifiers per window; surviving",
-                        label.c_str(), static_cast<unsigned long long>(ws.windows), test.negatives.size(), ws.mean_weak());
-            // Macenauer's points, then the long sequences' (the share that runs a 1024-table one to its end)
-            for (std::size_t k : {1, 8, 64, 256, 1024, 2048})
-                if (k <= ws.rejected_by.size()) std::printf(" %.4g%% after %zu", 100 * ws.surviving(k), k);
-            std::printf("\n");
+    void rejection(const DetectStats& stats) const {
+        if (!model_) throw std::runtime_error("--rejection needs --model");
+        const auto prof = rejection_profile(*model_, stats);
+        std::ostringstream out;
+        out << "stage,learners,rejected_so_far,learners_per_window\n";
+        std::printf("%s: rejection profile over %llu windows\n  stage  learners  rejected so far  learners/window\n",
+                    label_.c_str(), static_cast<unsigned long long>(stats.windows_scanned));
+        for (const auto& r : prof) {
+            out << r.stage << "," << r.learners << "," << r.rejected_so_far << "," << r.learners_per_window << "\n";
+            std::printf("  %5d  %8zu  %15.4f  %15.3f\n", r.stage, r.learners, r.rejected_so_far, r.learners_per_window);
         }
+        write_text_atomically(o_.rejection, out.str());
+    }
 
-        // How much work a full-image scan did (--model only; nothing for given detections): the mean
-        // weak classifiers a window over the protocol's own windows (padding, level padding and
-        // enlargement included), and the share of them reaching each stage after the first (where that work
-        // goes: a stage's learners times that share is its part of the mean).
-        auto print_scan = [&](const DetectStats& scan, const std::string& set_name) {
-            if (scan.windows_scanned == 0) return;
-            std::printf("%s: %sscan: %llu windows, %.2f weak classifiers per window", label.c_str(),
-                        set_name.empty() ? "" : (set_name + " ").c_str(), static_cast<unsigned long long>(scan.windows_scanned),
-                        static_cast<double>(scan.weak_evaluated) / static_cast<double>(scan.windows_scanned));
-            std::uint64_t left = scan.windows_scanned;
-            for (std::size_t s = 0; s + 1 < scan.rejected_per_stage.size(); ++s) {
-                left -= std::min(left, scan.rejected_per_stage[s]);
-                std::printf("%s %zu: %.1f%%", s == 0 ? "; reaching stage" : ",", s + 2,
-                            100.0 * static_cast<double>(left) / static_cast<double>(scan.windows_scanned));
-            }
-            std::printf("\n");
+    void survival() {
+        if (!model_) throw std::runtime_error("--survival needs --model");
+        const Dataset& test = held_out_set();
+        spdlog::info("{}: counting the weak classifiers every window of {} held-out negative images needs (CPU)", label_,
+                     test.negatives.size());
+        const WeakSurvival ws = weak_survival(*model_, test.negatives, params_, load_image);
+        std::ostringstream out;
+        out << "weak_classifiers,surviving\n";
+        out.precision(9);
+        for (std::size_t k = 0; k <= ws.rejected_by.size(); ++k) out << k << "," << ws.surviving(k) << "\n";
+        write_text_atomically(o_.survival, out.str());
+        std::printf("%s: %llu windows of %zu held-out negative images: %.2f weak classifiers per window; surviving",
+                    label_.c_str(), static_cast<unsigned long long>(ws.windows), test.negatives.size(), ws.mean_weak());
+        // Macenauer's points, then the long sequences' (the share that runs a 1024-table one to its end)
+        for (std::size_t k : {1, 8, 64, 256, 1024, 2048})
+            if (k <= ws.rejected_by.size()) std::printf(" %.4g%% after %zu", 100 * ws.surviving(k), k);
+        std::printf("\n");
+    }
+
+    // How much work a full-image scan did (--model only; nothing for given detections): the mean
+    // weak classifiers a window over the protocol's own windows (padding, level padding and
+    // enlargement included), and the share of them reaching each stage after the first (where that work
+    // goes: a stage's learners times that share is its part of the mean).
+    void print_scan(const DetectStats& scan, const std::string& set_name) const {
+        if (scan.windows_scanned == 0) return;
+        std::printf("%s: %sscan: %llu windows, %.2f weak classifiers per window", label_.c_str(),
+                    set_name.empty() ? "" : (set_name + " ").c_str(), static_cast<unsigned long long>(scan.windows_scanned),
+                    static_cast<double>(scan.weak_evaluated) / static_cast<double>(scan.windows_scanned));
+        std::uint64_t left = scan.windows_scanned;
+        for (std::size_t s = 0; s + 1 < scan.rejected_per_stage.size(); ++s) {
+            left -= std::min(left, scan.rejected_per_stage[s]);
+            std::printf("%s %zu: %.1f%%", s == 0 ? "; reaching stage" : ",", s + 2,
+                        100.0 * static_cast<double>(left) / static_cast<double>(scan.windows_scanned));
+        }
+        std::printf("\n");
+    }
+
+    // The set's truth and this detector's boxes on it: --model scans it, --detections are read.
+    std::vector<ImageTruth> truth_on(const AnnotatedImages& set, double pad, const BoxRule& rule, bool fuse_given,
+                                     WindowShape window, const BoxRule& given_rule, const char* option, DetectStats& scan) const {
+        if (model_) return detect_annotated(*model_, set, full_image(pad), load_image, rule, &scan);
+        if (!o_.detections.empty()) return truth_from_detections(set, o_.detections, fuse_given, o_.fusion, window, given_rule);
+        throw std::runtime_error(std::string(option) + " needs --model or --detections");
+    }
+
+    void pennfudan() const {
+        const fs::path root = o_.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o_.pennfudan);
+        const auto set = pennfudan_images(root);
+        DetectStats scan_stats;
+        // Raw windows in a detections file are people windows at scale 1 (64x128).
+        const std::vector<ImageTruth> truth =
+            truth_on(*set, o_.pad, person_box, o_.fuse_detections, kPeopleWindow, person_box, "--fppi", scan_stats);
+        std::size_t people = 0;
+        for (const ImageTruth& t : truth) people += t.people.size();
+        const auto curve = fppi_curve(truth);
+        write_text_atomically(o_.fppi, csv(curve, "fppi"));
+        // The scan's border, enlargement and level padding: ours (--model) only; detections come as they are.
+        const std::string scan = model_ ? "padding " + fixed2(o_.pad) + (o_.level_pad ? ", level padding " + std::to_string(o_.level_pad) : "") +
+                                              (o_.upscale_below ? ", under " + std::to_string(o_.upscale_below) + " px enlarged 2x" : "")
+                                        : "detections as given";
+        std::printf("%s: PennFudan (%zu images, %zu people, %s): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
+                    label_.c_str(), truth.size(), people, scan.c_str(), log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
+                    miss_rate_at(curve, 1.0));
+        print_scan(scan_stats, "PennFudan");
+    }
+
+    void faces() const {
+        const auto set = cmu_mit_faces(o_.cmu_mit.empty() ? data_root() / "Faces" / "cmu-mit" : fs::path(o_.cmu_mit));
+        // Detections are taken as the boxes they are: the face-points rule (the default) is
+        // fair to any box convention; with --face-match iou the box must be CMU+MIT's own.
+        DetectStats scan_stats;
+        const std::vector<ImageTruth> truth =
+            truth_on(*set, 0, window_box, o_.fuse_detections, WindowShape{24, 24}, window_box, "--faces", scan_stats);
+        std::size_t faces = 0;
+        for (const ImageTruth& t : truth) faces += t.people.size();
+        const bool points = o_.face_match == "points";
+        const auto curve = fppi_curve(truth, points ? face_points_match() : iou_match());
+        write_text_atomically(o_.faces, csv(curve, "fppi"));
+        auto print = [&](const std::vector<CurvePoint>& c, const char* rule) {
+            std::printf("%s: %s (%zu images, %zu faces), %s: detection rate", label_.c_str(), set->name().c_str(), truth.size(),
+                        faces, rule);
+            for (int fp : {10, 31, 50, 65, 78, 95, 167}) std::printf(" %.3f@%d", detection_rate_at(c, truth.size(), fp), fp);
+            std::printf(" false positives; log-average miss rate %.4f\n", log_average_miss_rate(c));
         };
-        if (!o.fppi.empty()) {
-            const fs::path root = o.pennfudan.empty() ? data_root() / "PennFudanPed" : fs::path(o.pennfudan);
-            const auto set = pennfudan_images(root);
-            std::vector<ImageTruth> truth;
-            DetectStats scan_stats;
-            if (model) {
-                truth = detect_annotated(*model, *set, full_image(o.pad), load_image, person_box, &scan_stats);
-            } else if (!o.detections.empty()) {
-                // Raw windows in a detections file are people windows at scale 1 (64x128).
-                truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, kPeopleWindow, person_box);
-            } else {
-                throw std::runtime_error("--fppi needs --model or --detections");
-            }
-            std::size_t people = 0;
-            for (const ImageTruth& t : truth) people += t.people.size();
-            const auto curve = fppi_curve(truth);
-            write_text_atomically(o.fppi, csv(curve, "fppi"));
-            // The scan's border, enlargement and level padding: ours (--model) only; detections come as they are.
-            const std::string scan = model ? "padding " + fixed2(o.pad) + (o.level_pad ? ", level padding " + std::to_string(o.level_pad) : "") +
-                                                 (o.upscale_below ? ", under " + std::to_string(o.upscale_below) + " px enlarged 2x" : "")
-                                           : "detections as given";
-            std::printf("%s: PennFudan (%zu images, %zu people, %s): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
-                        label.c_str(), truth.size(), people, scan.c_str(), log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
-                        miss_rate_at(curve, 1.0));
-            print_scan(scan_stats, "PennFudan");
+        const char* points_rule = "face points rule";
+        const char* iou_rule = "IoU >= 0.5 with the boxes";
+        print(curve, points ? points_rule : iou_rule);
+        print(fppi_curve(truth, points ? iou_match() : face_points_match()), points ? iou_rule : points_rule);
+        print_scan(scan_stats, set->name());
+    }
+
+    void annotations() {
+        AnnotatedSet read = read_annotated_set(o_.annotations, o_.format, o_.object_class, o_.images);
+        const AnnotationFormat format = read.format;
+        const auto set = annotated_list(fs::path(o_.annotations).filename().string(), std::move(read.images));
+        DetectStats scan_stats;
+        // Given detections are boxes as they are: cascade detect's JSON, or any detector's in that form.
+        const std::vector<ImageTruth> truth =
+            truth_on(*set, o_.pad, model_ ? box_rule(o_.box, *model_) : BoxRule(window_box), false, kPeopleWindow, window_box,
+                     "--annotations", scan_stats);
+        std::size_t objects = 0;
+        for (const ImageTruth& t : truth) objects += t.people.size();
+        const auto curve = fppi_curve(truth);
+        if (!o_.curve.empty()) write_text_atomically(o_.curve, csv(curve, "fppi"));
+        const std::string cls = o_.object_class.empty() ? "" : ", class " + o_.object_class;
+        std::printf("%s: %s (%s, %zu images, %zu objects%s, padding %.2f): log-average miss rate %.4f; miss rate %.4f at "
+                    "0.1 FPPI, %.4f at 1 FPPI; AP@0.5 %.4f; detection rate",
+                    label_.c_str(), set->name().c_str(), std::string(kAnnotationFormatNames.name(format)).c_str(), truth.size(),
+                    objects, cls.c_str(), model_ ? o_.pad : 0.0,
+                    log_average_miss_rate(curve), miss_rate_at(curve, 0.1), miss_rate_at(curve, 1.0),
+                    average_precision(curve, truth.size(), objects));
+        for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
+        std::printf(" false positives\n");
+        print_scan(scan_stats, "");  // the set's name is on the line above
+        print_found_by_height(truth, curve);
+        if (!o_.plot.empty()) {
+            others_.insert(others_.begin(), NamedCurve{label_, curve});
+            write_fppi_plot(o_.plot, set->name() + " (" + std::to_string(truth.size()) + " images, " + std::to_string(objects) +
+                                         " objects" + cls + ")", others_);
         }
-        if (!o.faces.empty()) {
-            const auto set = cmu_mit_faces(o.cmu_mit.empty() ? data_root() / "Faces" / "cmu-mit" : fs::path(o.cmu_mit));
-            // Detections are taken as the boxes they are: the face-points rule (the default) is
-            // fair to any box convention; with --face-match iou the box must be CMU+MIT's own.
-            std::vector<ImageTruth> truth;
-            DetectStats scan_stats;
-            if (model) {
-                truth = detect_annotated(*model, *set, full_image(0), load_image, window_box, &scan_stats);
-            } else if (!o.detections.empty()) {
-                truth = truth_from_detections(*set, o.detections, o.fuse_detections, o.fusion, WindowShape{24, 24}, window_box);
-            } else {
-                throw std::runtime_error("--faces needs --model or --detections");
-            }
-            std::size_t faces = 0;
-            for (const ImageTruth& t : truth) faces += t.people.size();
-            const bool points = o.face_match == "points";
-            const auto curve = fppi_curve(truth, points ? face_points_match() : iou_match());
-            write_text_atomically(o.faces, csv(curve, "fppi"));
-            auto print = [&](const std::vector<CurvePoint>& c, const char* rule) {
-                std::printf("%s: %s (%zu images, %zu faces), %s: detection rate", label.c_str(), set->name().c_str(), truth.size(),
-                            faces, rule);
-                for (int fp : {10, 31, 50, 65, 78, 95, 167}) std::printf(" %.3f@%d", detection_rate_at(c, truth.size(), fp), fp);
-                std::printf(" false positives; log-average miss rate %.4f\n", log_average_miss_rate(c));
-            };
-            const char* points_rule = "face points rule";
-            const char* iou_rule = "IoU >= 0.5 with the boxes";
-            print(curve, points ? points_rule : iou_rule);
-            print(fppi_curve(truth, points ? iou_match() : face_points_match()), points ? iou_rule : points_rule);
-            print_scan(scan_stats, set->name());
-        }
-        if (!o.annotations.empty()) {
-            AnnotatedSet read = read_annotated_set(o.annotations, o.format, o.object_class, o.images);
-            const AnnotationFormat format = read.format;
-            const auto set = annotated_list(fs::path(o.annotations).filename().string(), std::move(read.images));
-            std::vector<ImageTruth> truth;
-            DetectStats scan_stats;
-            if (model) {
-                truth = detect_annotated(*model, *set, full_image(o.pad), load_image, box_rule(o.box, *model), &scan_stats);
-            } else if (!o.detections.empty()) {
-                // Boxes as they are: cascade detect's JSON, or any detector's in that form.
-                truth = truth_from_detections(*set, o.detections, false, o.fusion, kPeopleWindow, window_box);
-            } else {
-                throw std::runtime_error("--annotations needs --model or --detections");
-            }
-            std::size_t objects = 0;
-            for (const ImageTruth& t : truth) objects += t.people.size();
-            const auto curve = fppi_curve(truth);
-            if (!o.curve.empty()) write_text_atomically(o.curve, csv(curve, "fppi"));
-            const std::string cls = o.object_class.empty() ? "" : ", class " + o.object_class;
-            std::printf("%s: %s (%s, %zu images, %zu objects%s, padding %.2f): log-average miss rate %.4f; miss rate %.4f at "
-                        "0.1 FPPI, %.4f at 1 FPPI; AP@0.5 %.4f; detection rate",
-                        label.c_str(), set->name().c_str(), std::string(kAnnotationFormatNames.name(format)).c_str(), truth.size(),
-                        objects, cls.c_str(), model ? o.pad : 0.0,
-                        log_average_miss_rate(curve), miss_rate_at(curve, 0.1), miss_rate_at(curve, 1.0),
-                        average_precision(curve, truth.size(), objects));
-            for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
-            std::printf(" false positives\n");
-            print_scan(scan_stats, "");  // the set's name is on the line above
-            // Which sizes it finds: at the loosest threshold with at most 1 false positive per image.
-            const double at_one = threshold_at(curve, 1.0);
-            std::printf("%s: found at 1 FPPI (score >= %.4g), by object height:", label.c_str(), at_one);
-            for (const SizeBin& b : found_by_height(truth, at_one, {50, 100, 200}))
-                if (b.objects > 0)
-                    std::printf(" %s %zu/%zu (%.3f);",
-                                (std::isinf(b.max_height) ? ">= " + std::to_string(static_cast<int>(b.min_height)) + " px"
-                                                          : std::to_string(static_cast<int>(b.min_height)) + "-" +
-                                                                std::to_string(static_cast<int>(b.max_height)) + " px")
-                                    .c_str(),
-                                b.found, b.objects, static_cast<double>(b.found) / static_cast<double>(b.objects));
-            std::printf("\n");
-            if (!o.plot.empty()) {
-                others.insert(others.begin(), NamedCurve{label, curve});
-                write_fppi_plot(o.plot, set->name() + " (" + std::to_string(truth.size()) + " images, " + std::to_string(objects) +
-                                            " objects" + cls + ")", others);
-            }
-        }
+    }
+
+    // Which sizes it finds: at the loosest threshold with at most 1 false positive per image.
+    void print_found_by_height(const std::vector<ImageTruth>& truth, const std::vector<CurvePoint>& curve) const {
+        const double at_one = threshold_at(curve, 1.0);
+        std::printf("%s: found at 1 FPPI (score >= %.4g), by object height:", label_.c_str(), at_one);
+        for (const SizeBin& b : found_by_height(truth, at_one, {50, 100, 200}))
+            if (b.objects > 0)
+                std::printf(" %s %zu/%zu (%.3f);",
+                            (std::isinf(b.max_height) ? ">= " + std::to_string(static_cast<int>(b.min_height)) + " px"
+                                                      : std::to_string(static_cast<int>(b.min_height)) + "-" +
+                                                            std::to_string(static_cast<int>(b.max_height)) + " px")
+                                .c_str(),
+                            b.found, b.objects, static_cast<double>(b.found) / static_cast<double>(b.objects));
+        std::printf("\n");
+    }
+
+    const EvalOptions& o_;
+    std::optional<CascadeModel> model_;
+    DetectParams params_;
+    std::string label_;
+    std::vector<NamedCurve> others_;
+    std::optional<Dataset> held_out_data_;
+};
+}  // namespace
+
+int run_eval(const EvalOptions& o) {
+    try {
+        EvalRun(o).run();
         return kExitOk;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
