@@ -72,25 +72,48 @@ private:
 };
 }  // namespace
 
-TrainConfig parse_train_config(const std::string& text, const std::string& origin) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-        throw ConfigError(origin + ": not valid YAML: " + e.what());
-    }
-    Reader r(root, origin);
-    TrainConfig c;
-    std::string kind = "cascade", layout = "inria", norm = std::string(to_string(c.hog.norm)),
-                gamma = std::string(kGrayGammaNames.name(c.hog.gamma)), votes = std::string(kOrientationVotesNames.name(c.hog.votes)),
-                channels = std::string(kGradientChannelsNames.name(c.hog.channels)),
-                weighting = "resample", wald_rule = "spread", vote = "binary",
-                backend = "auto";
+namespace {
+// A calibration_every key: 0 or >= 2, and only where a stage kind that reads it is trained
+// (boosting's by the HoG stage trainers, waldboost's by the WaldBoost one).
+void check_calibration_every(const Reader& r, const TrainConfig& c, const std::string& key, int every,
+                             std::initializer_list<std::string_view> users, const std::string& none) {
+    const BoostingConfig& b = c.boosting;
+    std::vector<std::string> trained_kinds = b.stage_sequence.empty() ? std::vector<std::string>{b.stage_kind} : b.stage_sequence;
+    trained_kinds.push_back(b.final_stage);
+    if (every < 0 || every == 1) r.fail(key, "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
+    const auto used = [&](const std::string& k) { return std::find(users.begin(), users.end(), k) != users.end(); };
+    if (every > 0 && (c.kind != TrainKind::Cascade || std::none_of(trained_kinds.begin(), trained_kinds.end(), used)))
+        r.fail(key, none);
+}
+
+// What a configuration gives as text (names of choices) or in other units before it is parsed
+// into TrainConfig and checked.
+struct GivenValues {
+    std::string kind = "cascade", layout = "inria", norm, gamma, votes, channels, weighting = "resample", wald_rule = "spread",
+                vote = "binary", backend = "auto";
+    std::vector<std::string> transforms, vote_sequence;
+    std::vector<double> object_box;
+    double scale_step = 0, min_scale = 0, pad = 0, nms_iou = 0;
+};
+
+GivenValues given_defaults(const TrainConfig& c) {
+    GivenValues n;
+    n.norm = std::string(to_string(c.hog.norm));
+    n.gamma = std::string(kGrayGammaNames.name(c.hog.gamma));
+    n.votes = std::string(kOrientationVotesNames.name(c.hog.votes));
+    n.channels = std::string(kGradientChannelsNames.name(c.hog.channels));
+    const OperatingPoint& op = c.detect.point;
+    n.scale_step = op.scale_step, n.min_scale = op.min_scale, n.pad = op.pad, n.nms_iou = op.nms_iou;
+    return n;
+}
+
+// Every key of the data, window and detect sections.
+void read_data(Reader& r, TrainConfig& c, GivenValues& n) {
     DataConfig& d = c.data;
-    BoostingConfig& b = c.boosting;
+    OperatingPoint& op = c.detect.point;
     r.get("seed", c.seed);
-    r.get("kind", kind);
-    r.get("data.layout", layout);
+    r.get("kind", n.kind);
+    r.get("data.layout", n.layout);
     r.get("data.inria_root", d.inria_root);
     r.get("data.positives_list", d.positives_list);
     r.get("data.negatives_list", d.negatives_list);
@@ -103,8 +126,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.jitter_shift", d.jitter_shift);
     r.get("data.jitter_low_res", d.jitter_low_res);
     r.get("data.jitter_only_for", d.jitter_only_for);
-    std::vector<std::string> transforms;
-    r.get("data.negative_transforms", transforms);
+    r.get("data.negative_transforms", n.transforms);
     r.get("data.holdout_every", d.holdout_every);
     r.get("data.split_file", d.split_file);
     r.get("data.max_positives", d.max_positives);
@@ -119,22 +141,24 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("data.negative_max_iou", d.negative_max_iou);
     r.get("window.width", c.window.width);
     r.get("window.height", c.window.height);
-    std::vector<double> object_box;
-    r.get("window.object_box", object_box);
-    OperatingPoint& op = c.detect.point;
-    double scale_step = op.scale_step, min_scale = op.min_scale, pad = op.pad, nms_iou = op.nms_iou;
+    r.get("window.object_box", n.object_box);
     r.get("detect.stride", op.stride);
-    r.get("detect.scale_step", scale_step);
-    r.get("detect.min_scale", min_scale);
-    r.get("detect.pad", pad);
+    r.get("detect.scale_step", n.scale_step);
+    r.get("detect.min_scale", n.min_scale);
+    r.get("detect.pad", n.pad);
     r.get("detect.level_pad", op.level_pad);
     r.get("detect.fuse", op.fuse);
-    r.get("detect.nms_iou", nms_iou);
+    r.get("detect.nms_iou", n.nms_iou);
     r.get("detect.fppi", c.detect.fppi);
-    r.get("hog.block_norm", norm);
-    r.get("hog.gamma", gamma);
-    r.get("hog.votes", votes);
-    r.get("hog.channels", channels);
+}
+
+// Every key of the hog, boosting, waldboost, svm, dense and mining sections.
+void read_training(Reader& r, TrainConfig& c, GivenValues& n) {
+    BoostingConfig& b = c.boosting;
+    r.get("hog.block_norm", n.norm);
+    r.get("hog.gamma", n.gamma);
+    r.get("hog.votes", n.votes);
+    r.get("hog.channels", n.channels);
     r.get("hog.epsilon", c.hog.epsilon);
     r.get("hog.hys_clip", c.hog.hys_clip);
     r.get("boosting.stage_kind", b.stage_kind);
@@ -150,9 +174,8 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("boosting.max_learners_per_stage", b.max_learners_per_stage);
     r.get("boosting.negatives_per_stage", b.negatives_per_stage);
     r.get("boosting.calibration_every", b.calibration_every);
-    r.get("boosting.vote", vote);
-    std::vector<std::string> vote_sequence;
-    r.get("boosting.vote_sequence", vote_sequence);
+    r.get("boosting.vote", n.vote);
+    r.get("boosting.vote_sequence", n.vote_sequence);
     r.get("boosting.stop_when_stalled", b.stop_when_stalled);
     r.get("boosting.nested", b.nested);
     r.get("boosting.nested_until", b.nested_until);
@@ -160,7 +183,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.weak_classifiers", wb.weak_classifiers);
     r.get("waldboost.alpha", wb.alpha);
     r.get("waldboost.budget_power", wb.budget_power);
-    r.get("waldboost.rule", wald_rule);
+    r.get("waldboost.rule", n.wald_rule);
     r.get("waldboost.rejection_rounds", wb.rejection_rounds);
     r.get("waldboost.calibration_every", wb.calibration_every);
     r.get("waldboost.backward_pruning", wb.backward_pruning);
@@ -173,18 +196,20 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     r.get("waldboost.rescan", wb.rescan);
     r.get("waldboost.smoothing", wb.smoothing);
     r.get("svm.C", c.svm.C);
-    r.get("svm.weighting", weighting);
+    r.get("svm.weighting", n.weighting);
     r.get("dense.random_negatives_per_image", c.dense.random_negatives_per_image);
     r.get("dense.max_hard_negatives", c.dense.max_hard_negatives);
     r.get("mining.stride", c.mining.stride);
     r.get("mining.scale_step", c.mining.scale_step);
     r.get("mining.min_scale", c.mining.min_scale);
-    r.get("mining.backend", backend);
+    r.get("mining.backend", n.backend);
     r.get("mining.in_flight", c.mining.in_flight);
-    r.reject_unknown();
+}
 
-    if (!kTrainKindNames.parse(kind, c.kind)) r.fail("kind", "must be " + kTrainKindNames.choices() + ", not '" + kind + "'");
-    if (!kDataLayoutNames.parse(layout, d.layout)) r.fail("data.layout", "must be " + kDataLayoutNames.choices());
+void check_data(const Reader& r, TrainConfig& c, const GivenValues& n) {
+    DataConfig& d = c.data;
+    if (!kTrainKindNames.parse(n.kind, c.kind)) r.fail("kind", "must be " + kTrainKindNames.choices() + ", not '" + n.kind + "'");
+    if (!kDataLayoutNames.parse(n.layout, d.layout)) r.fail("data.layout", "must be " + kDataLayoutNames.choices());
     if (d.layout == DataLayout::Lists && (d.positives_list.empty() || d.negatives_list.empty()))
         r.fail("data.positives_list", "layout lists needs data.positives_list and data.negatives_list");
     if (d.layout == DataLayout::Folders && (d.positives_dir.empty() || d.negatives_dirs.empty()))
@@ -201,7 +226,7 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(d.min_object_height >= 0) || d.min_object_height > 1e5) r.fail("data.min_object_height", "must be in [0, 1e5] pixels (0: auto)");
     if (!(d.max_object_aspect >= 1) || d.max_object_aspect > 100) r.fail("data.max_object_aspect", "must be in [1, 100]");
     if (!(d.negative_max_iou > 0 && d.negative_max_iou <= 1)) r.fail("data.negative_max_iou", "must be in (0, 1]");
-    for (const std::string& t : transforms) {
+    for (const std::string& t : n.transforms) {
         ImageTransform v{};
         if (!kImageTransformNames.parse(t, v))
             r.fail("data.negative_transforms", "'" + t + "' is not a transform (" + kImageTransformNames.choices() + ")");
@@ -217,22 +242,27 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (d.holdout_every != 0 && d.holdout_every < 2) r.fail("data.holdout_every", "must be 0 (no held-out part) or >= 2");
     if (d.max_positives < 0) r.fail("data.max_positives", "must be >= 0 (0 = all)");
     if (d.max_negative_images < 0) r.fail("data.max_negative_images", "must be >= 0 (0 = all)");
+}
+
+// The window, the object box and the operating point, reported against their keys.
+void check_window_and_detect(const Reader& r, TrainConfig& c, const GivenValues& n) {
+    OperatingPoint& op = c.detect.point;
     if (c.window.width < 8 || c.window.height < 8) r.fail("window.width", "window sides must be >= 8");
     if (std::int64_t{c.window.width} * c.window.height > kMaxExactRectArea)
         r.fail("window.width", "window " + std::to_string(c.window.width) + "x" + std::to_string(c.window.height) +
                                    " has more than " + std::to_string(kMaxExactRectArea) +
                                    " pixels, the largest whose HoG sums are exact");
-    if (object_box.empty()) {
+    if (n.object_box.empty()) {
         c.object_box = c.window == kPeopleWindow ? kPeopleObjectBox : ObjectBox{};
     } else {
-        if (object_box.size() != 4) r.fail("window.object_box", "must be [x, y, w, h], fractions of the window");
-        c.object_box = {static_cast<float>(object_box[0]), static_cast<float>(object_box[1]), static_cast<float>(object_box[2]),
-                        static_cast<float>(object_box[3])};
+        if (n.object_box.size() != 4) r.fail("window.object_box", "must be [x, y, w, h], fractions of the window");
+        c.object_box = {static_cast<float>(n.object_box[0]), static_cast<float>(n.object_box[1]), static_cast<float>(n.object_box[2]),
+                        static_cast<float>(n.object_box[3])};
     }
-    op.scale_step = static_cast<float>(scale_step);
-    op.min_scale = static_cast<float>(min_scale);
-    op.pad = static_cast<float>(pad);
-    op.nms_iou = static_cast<float>(nms_iou);
+    op.scale_step = static_cast<float>(n.scale_step);
+    op.min_scale = static_cast<float>(n.min_scale);
+    op.pad = static_cast<float>(n.pad);
+    op.nms_iou = static_cast<float>(n.nms_iou);
     {
         // The model's own checks on the box and the operating point, reported against the keys.
         try {
@@ -243,11 +273,15 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
             r.fail(key, what.substr(e.path().size() + 2));
         }
     }
+}
+
+void check_hog_and_boosting(const Reader& r, TrainConfig& c, const GivenValues& n) {
+    BoostingConfig& b = c.boosting;
     if (!(c.detect.fppi > 0 && c.detect.fppi <= 100)) r.fail("detect.fppi", "must be in (0, 100] false positives per image");
-    if (!parse_block_norm(norm, c.hog.norm)) r.fail("hog.block_norm", "must be " + kBlockNormNames.choices());
-    if (!kGrayGammaNames.parse(gamma, c.hog.gamma)) r.fail("hog.gamma", "must be " + kGrayGammaNames.choices());
-    if (!kOrientationVotesNames.parse(votes, c.hog.votes)) r.fail("hog.votes", "must be " + kOrientationVotesNames.choices());
-    if (!kGradientChannelsNames.parse(channels, c.hog.channels)) r.fail("hog.channels", "must be " + kGradientChannelsNames.choices());
+    if (!parse_block_norm(n.norm, c.hog.norm)) r.fail("hog.block_norm", "must be " + kBlockNormNames.choices());
+    if (!kGrayGammaNames.parse(n.gamma, c.hog.gamma)) r.fail("hog.gamma", "must be " + kGrayGammaNames.choices());
+    if (!kOrientationVotesNames.parse(n.votes, c.hog.votes)) r.fail("hog.votes", "must be " + kOrientationVotesNames.choices());
+    if (!kGradientChannelsNames.parse(n.channels, c.hog.channels)) r.fail("hog.channels", "must be " + kGradientChannelsNames.choices());
     if (!(c.hog.epsilon > 0) || c.hog.epsilon > kMaxEpsilon) r.fail("hog.epsilon", "must be in (0, 1e6]");
     if (!(c.hog.hys_clip > 0) || c.hog.hys_clip > kMaxHysClip) r.fail("hog.hys_clip", "must be in (0, 1]");
     if (const auto names = block_pool_names(); std::find(names.begin(), names.end(), b.pool) == names.end())
@@ -266,43 +300,36 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (b.max_learners_per_stage < 1 || static_cast<std::size_t>(b.max_learners_per_stage) > kMaxStageSize)
         r.fail("boosting.max_learners_per_stage", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (b.negatives_per_stage < 0) r.fail("boosting.negatives_per_stage", "must be >= 0");
-    // A calibration_every key: 0 or >= 2, and only where a stage kind that reads it is trained
-    // (boosting's by the HoG stage trainers, waldboost's by the WaldBoost one).
-    std::vector<std::string> trained_kinds = b.stage_sequence.empty() ? std::vector<std::string>{b.stage_kind} : b.stage_sequence;
-    trained_kinds.push_back(b.final_stage);
-    auto check_calibration_every = [&](const std::string& key, int every, std::initializer_list<std::string_view> users,
-                                       const std::string& none) {
-        if (every < 0 || every == 1) r.fail(key, "must be 0 (off) or >= 2 (every Nth source photo calibrates)");
-        const auto used = [&](const std::string& k) { return std::find(users.begin(), users.end(), k) != users.end(); };
-        if (every > 0 && (c.kind != TrainKind::Cascade || std::none_of(trained_kinds.begin(), trained_kinds.end(), used)))
-            r.fail(key, none);
-    };
-    check_calibration_every("boosting.calibration_every", b.calibration_every, {"hog_svm", "hog_dense"},
+    check_calibration_every(r, c, "boosting.calibration_every", b.calibration_every, {"hog_svm", "hog_dense"},
                             "only hog_svm and hog_dense stages use calibration crops, and this run trains none");
     if (b.stop_when_stalled < 0) r.fail("boosting.stop_when_stalled", "must be >= 0 (0 = off)");
-    if (!kVoteModeNames.parse(vote, b.vote)) r.fail("boosting.vote", "must be " + kVoteModeNames.choices());
-    if (vote_sequence.size() > kMaxStages) r.fail("boosting.vote_sequence", "more entries than the stage limit");
-    if (!vote_sequence.empty() && r.has("boosting.vote"))
+    if (!kVoteModeNames.parse(n.vote, b.vote)) r.fail("boosting.vote", "must be " + kVoteModeNames.choices());
+    if (n.vote_sequence.size() > kMaxStages) r.fail("boosting.vote_sequence", "more entries than the stage limit");
+    if (!n.vote_sequence.empty() && r.has("boosting.vote"))
         r.fail("boosting.vote_sequence", "give either boosting.vote (every stage) or boosting.vote_sequence (stage by stage), not both");
-    for (const std::string& v : vote_sequence)
+    for (const std::string& v : n.vote_sequence)
         if (!kVoteModeNames.parse(v, b.vote_sequence.emplace_back()))
             r.fail("boosting.vote_sequence", "entry '" + v + "' must be " + kVoteModeNames.choices());
+}
+
+void check_waldboost_svm_mining(const Reader& r, TrainConfig& c, const GivenValues& n) {
+    WaldBoostConfig& wb = c.waldboost;
     if (!(c.svm.C > 0) || !std::isfinite(c.svm.C)) r.fail("svm.C", "must be > 0");
-    if (!kSvmWeightingNames.parse(weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
+    if (!kSvmWeightingNames.parse(n.weighting, c.svm.weighting)) r.fail("svm.weighting", "must be " + kSvmWeightingNames.choices());
     if (c.mining.stride < 1) r.fail("mining.stride", "must be >= 1");
     if (!(c.mining.scale_step > 1) || c.mining.scale_step > 10) r.fail("mining.scale_step", "must be in (1, 10]");
     if (!(c.mining.min_scale >= kMinMinScale && c.mining.min_scale <= 1))
         r.fail("mining.min_scale", "must be in [1/16, 1] (below 1 also scans upscaled levels)");
-    if (!parse_backend(backend, c.mining.backend)) r.fail("mining.backend", "must be " + kBackendNames.choices());
+    if (!parse_backend(n.backend, c.mining.backend)) r.fail("mining.backend", "must be " + kBackendNames.choices());
     if (c.mining.in_flight < 1 || c.mining.in_flight > 64) r.fail("mining.in_flight", "must be in [1, 64]");
     if (wb.weak_classifiers < 1 || static_cast<std::size_t>(wb.weak_classifiers) > kMaxStageSize)
         r.fail("waldboost.weak_classifiers", "must be in [1, " + std::to_string(kMaxStageSize) + "]");
     if (!(wb.alpha > 0 && wb.alpha < 1)) r.fail("waldboost.alpha", "must be in (0, 1)");
     if (!(wb.budget_power >= 0.05 && wb.budget_power <= 1)) r.fail("waldboost.budget_power", "must be in [0.05, 1]");
-    if (!kWaldRuleNames.parse(wald_rule, wb.rule)) r.fail("waldboost.rule", "must be " + kWaldRuleNames.choices());
+    if (!kWaldRuleNames.parse(n.wald_rule, wb.rule)) r.fail("waldboost.rule", "must be " + kWaldRuleNames.choices());
     if (wb.rejection_rounds < 0 || wb.rejection_rounds > wb.weak_classifiers)
         r.fail("waldboost.rejection_rounds", "must be in [0, weak_classifiers]");
-    check_calibration_every("waldboost.calibration_every", wb.calibration_every, {"waldboost_lbp"},
+    check_calibration_every(r, c, "waldboost.calibration_every", wb.calibration_every, {"waldboost_lbp"},
                             "only waldboost_lbp stages use it, and this run trains none");
     if (!(wb.pruning_quantile >= 0 && wb.pruning_quantile <= 0.5)) r.fail("waldboost.pruning_quantile", "must be in [0, 0.5]");
     if (wb.pruning_quantile > 0 && !wb.backward_pruning)
@@ -313,6 +340,10 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
     if (!(wb.refill_below > 0 && wb.refill_below <= 1)) r.fail("waldboost.refill_below", "must be in (0, 1]");
     if (wb.min_negatives < 0) r.fail("waldboost.min_negatives", "must be >= 0 (0 = until none is left)");
     if (!(wb.smoothing > 0) || wb.smoothing > 1e6) r.fail("waldboost.smoothing", "must be in (0, 1e6]");
+}
+
+void check_stage_trainers(const Reader& r, TrainConfig& c) {
+    BoostingConfig& b = c.boosting;
     if (c.dense.random_negatives_per_image < 1) r.fail("dense.random_negatives_per_image", "must be >= 1");
     if (c.dense.max_hard_negatives < 0) r.fail("dense.max_hard_negatives", "must be >= 0");
     auto require_trainer = [&](const char* key, const std::string& name) {
@@ -346,6 +377,28 @@ TrainConfig parse_train_config(const std::string& text, const std::string& origi
         if (b.final_stage == "hog_dense" && make_block_pool("dalal-triggs", c.window.width, c.window.height).empty())
             r.fail("boosting.final_stage", "hog_dense needs a window that holds 16x16 blocks");
     }
+}
+
+}  // namespace
+
+TrainConfig parse_train_config(const std::string& text, const std::string& origin) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError(origin + ": not valid YAML: " + e.what());
+    }
+    Reader r(root, origin);
+    TrainConfig c;
+    GivenValues n = given_defaults(c);
+    read_data(r, c, n);
+    read_training(r, c, n);
+    r.reject_unknown();
+    check_data(r, c, n);
+    check_window_and_detect(r, c, n);
+    check_hog_and_boosting(r, c, n);
+    check_waldboost_svm_mining(r, c, n);
+    check_stage_trainers(r, c);
     c.text = text;
     return c;
 }
