@@ -63,6 +63,7 @@ private:
     CascadeEvaluator evaluator_;
     struct LevelWork;  // one image in flight's storage: its images and feature planes
     struct LevelRows;  // what one level's rows of windows produced
+    struct UnitScan;   // one unit's scan (cpu_detector.cpp)
     // One level's windows on an image of the frame: its own (the resampled level), or with
     // DetectParams::scale_windows its octave's, scanned by the model scaled to the level.
     struct Scan {
