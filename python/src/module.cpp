@@ -294,10 +294,8 @@ py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& 
 
 }  // namespace
 
-PYBIND11_MODULE(cascadekit, m) {
-    m.doc() = "cascadekit: boosted rejection cascades (HoG-block SVMs, WaldBoost LBP) for object detection";
-    m.attr("__version__") = CASCADEKIT_VERSION;
-
+namespace {
+void bind_model(py::module_& m) {
     py::class_<CascadeModel>(m, "Model", "A trained cascade (load_model, or Detector.model)")
         .def_property_readonly("window", [](const CascadeModel& c) { return py::make_tuple(c.window_width, c.window_height); },
                                "(width, height) of the detection window in pixels")
@@ -344,10 +342,11 @@ PYBIND11_MODULE(cascadekit, m) {
             return "<cascadekit.Model " + feature_family(c) + ", " + std::to_string(c.stages.size()) + " stages, window " +
                    std::to_string(c.window_width) + "x" + std::to_string(c.window_height) + ">";
         });
-
     m.def("load_model", [](const std::filesystem::path& path) { return load_model(path); }, py::arg("path"),
           "Load and verify a model file (raises RuntimeError naming the file and the problem)");
+}
 
+void bind_detector(py::module_& m) {
     py::class_<PyDetector>(m, "Detector", "A detector for one model: CPU (TBB) or CUDA backend, the same detections")
         .def(py::init<const py::object&, const std::string&, std::optional<int>, std::optional<double>, std::optional<double>,
                       double, int, std::optional<int>, bool, bool, bool>(),
@@ -380,7 +379,9 @@ PYBIND11_MODULE(cascadekit, m) {
         .def_property_readonly("last_stats", &PyDetector::last_stats,
                                "the last detect()'s windows scanned and accepted, weak learners evaluated, levels, and "
                                "windows rejected by each stage");
+}
 
+void bind_functions(py::module_& m) {
     m.def("evaluate", &evaluate, py::arg("model"), py::arg("annotations"), py::arg("format") = "auto",
           py::arg("object_class") = "", py::arg("images") = py::none(), py::arg("stride") = 8,
           py::arg("scale_step") = 1.2, py::arg("min_scale") = 1.0, py::arg("pad") = 0.25, py::arg("fuse") = "nms",
@@ -395,6 +396,15 @@ PYBIND11_MODULE(cascadekit, m) {
           "from $CASCADEKIT_DATA). progress: a callable given one dict per event ('round', 'stage', 'mining', 'note'). "
           "Returns a summary dict; with annotated data (data.layout: annotated) and a held-out part also threshold, "
           "held_out_fppi and held_out_miss_rate: the threshold chosen on the held-out images and stored in the model.");
+}
+}  // namespace
+
+PYBIND11_MODULE(cascadekit, m) {
+    m.doc() = "cascadekit: boosted rejection cascades (HoG-block SVMs, WaldBoost LBP) for object detection";
+    m.attr("__version__") = CASCADEKIT_VERSION;
+    bind_model(m);
+    bind_detector(m);
+    bind_functions(m);
 }
 
 }  // namespace cascadekit::python
