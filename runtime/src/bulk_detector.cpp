@@ -55,31 +55,50 @@ void add(DetectStats& total, const DetectStats& s) {
 }
 }  // namespace
 
-BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed,
-                             const Stop& stop, const Prepare& prepare, const KeepRanks& keep) {
-    Impl& im = *impl_;
-    // The threads that will run a chunk (cascade --threads limits them by a global_control).
-    const std::size_t workers = worker_threads();
-    const std::size_t most = im.options.chunk > 0 ? im.options.chunk : 8 * workers;
-    const double budget = std::max(im.options.max_chunk_megapixels, 0.0) * 1e6;
-    const double cpu_alone = std::max(1.0, im.options.max_chunk_megapixels / static_cast<double>(workers));
-    const double alone = (im.options.alone_megapixels > 0 ? im.options.alone_megapixels : im.batched ? 16.0 : cpu_alone) * 1e6;
-    BulkTotals totals;
-    totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
-    using Clock = std::chrono::steady_clock;
-    auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
-    auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
-    std::vector<BulkImage> images;
-    std::vector<Outcome> outcomes;
-    std::vector<double> ms;
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+}  // namespace
+
+// One run(): the images of a chunk loaded, detected (large ones alone, the others together) and
+// handed over in order, chunk after chunk.
+struct BulkDetector::Run {
+    Impl& im;
+    std::size_t count;
+    const Loader& load;
+    const Consumer& consume;
+    const Failure& failed;
+    const Prepare& prepare;
+    const KeepRanks& keep;
+    std::size_t most = 0;     // images a chunk
+    double budget = 0;        // pixels loaded at once
+    double alone = 0;         // pixels from which an image is detected alone
+    BulkTotals totals{};
+    std::vector<BulkImage> images{};
+    std::vector<Outcome> outcomes{};
+    std::vector<double> ms{};
     std::size_t begin = 0;  // the chunk's first image
+    double largest = 0;     // pixels of the largest image loaded so far: sizes the next chunk
+
+    void set_up() {
+        // The threads that will run a chunk (cascade --threads limits them by a global_control).
+        const std::size_t workers = worker_threads();
+        most = im.options.chunk > 0 ? im.options.chunk : 8 * workers;
+        budget = std::max(im.options.max_chunk_megapixels, 0.0) * 1e6;
+        const double cpu_alone = std::max(1.0, im.options.max_chunk_megapixels / static_cast<double>(workers));
+        alone = (im.options.alone_megapixels > 0 ? im.options.alone_megapixels : im.batched ? 16.0 : cpu_alone) * 1e6;
+        totals.stats.rejected_per_stage.assign(im.model.stages.size(), 0);
+    }
+
     // Image k's result with only the detections `keep` names (all without one).
-    auto kept = [&](DetectResult r, std::size_t k) {
+    DetectResult kept(DetectResult r, std::size_t k) const {
         if (keep) keep_ranks(r, keep(begin + k, r.detections.size()));
         return r;
-    };
+    }
+
     // One image on the first detector, alone (it parallelises inside).
-    auto detect_alone = [&](std::size_t k) {
+    void detect_alone(std::size_t k) {
         try {
             const auto t0 = Clock::now();
             outcomes[k] = kept(im.first->detect(images[k].view), k);
@@ -91,12 +110,13 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
         } catch (const std::invalid_argument& e) {  // an invalid image view
             outcomes[k] = std::string(e.what());
         }
-    };
-    double largest = 0;  // pixels of the largest image loaded so far: sizes the next chunk
-    auto chunk_size = [&](double pixels) {
+    }
+
+    std::size_t chunk_size(double pixels) const {
         return std::min(static_cast<std::size_t>(std::clamp(budget / pixels, 1.0, static_cast<double>(most))), count - begin);
-    };
-    auto load_one = [&](std::size_t k) {
+    }
+
+    void load_one(std::size_t k) {
         try {
             images[k] = load(begin + k);
         } catch (const DeviceError&) {
@@ -104,17 +124,17 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
         } catch (const std::exception& e) {
             outcomes[k] = std::string(e.what());
         }
-    };
-    for (; begin < count;) {
-        // Loaded images of a chunk stay within max_chunk_megapixels (by the largest seen). The
-        // run's first image is loaded alone, to see one, and then the rest of a chunk of its
-        // size: a first chunk of that one image alone cost every bootstrapping pass on the GPU a
-        // frame's round trip of its own.
+    }
+
+    // Loads the next chunk; returns its size. Loaded images of a chunk stay within
+    // max_chunk_megapixels (by the largest seen). The run's first image is loaded alone, to see
+    // one, and then the rest of a chunk of its size: a first chunk of that one image alone cost
+    // every bootstrapping pass on the GPU a frame's round trip of its own.
+    std::size_t load_chunk() {
         std::size_t n = largest > 0 ? chunk_size(largest) : 1;
         images.assign(n, {});
         outcomes.assign(n, {});
         ms.assign(n, 0.0);
-        const auto loading = Clock::now();
         std::size_t loaded = 0;
         if (largest == 0) {
             load_one(0);
@@ -128,10 +148,12 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             }
         }
         // Load (in parallel: decoding is most of the work for small models).
-        tbb::parallel_for(loaded, n, load_one);
-        const auto detecting = Clock::now();
-        totals.load_seconds += seconds(loading, detecting);
-        // Large images run alone, one after another; the others together.
+        tbb::parallel_for(loaded, n, [this](std::size_t k) { load_one(k); });
+        return n;
+    }
+
+    // Large images run alone, one after another; the others together.
+    void detect_chunk(std::size_t n) {
         std::vector<std::size_t> together, apart;
         for (std::size_t k = 0; k < n; ++k) {
             if (!std::holds_alternative<std::monostate>(outcomes[k])) continue;
@@ -143,55 +165,60 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
         // (parallel inside): alone it gets the levels in flight too.
         if (!im.batched && together.size() == 1) apart.push_back(together[0]), together.clear();
         for (std::size_t k : apart) detect_alone(k);
-        if (im.batched) {
-            std::vector<ImageView> views;
-            std::vector<std::size_t> slot;
-            for (std::size_t k : together) {
-                try {
-                    validate(images[k].view);
-                } catch (const std::exception& e) {
-                    outcomes[k] = std::string(e.what());
-                    continue;
-                }
-                views.push_back(images[k].view);
-                slot.push_back(k);
+        if (im.batched) detect_batched(together);
+        else detect_per_thread(together);
+    }
+
+    // The GPU: the chunk's images in one detect_batch.
+    void detect_batched(const std::vector<std::size_t>& together) {
+        std::vector<ImageView> views;
+        std::vector<std::size_t> slot;
+        for (std::size_t k : together) {
+            try {
+                validate(images[k].view);
+            } catch (const std::exception& e) {
+                outcomes[k] = std::string(e.what());
+                continue;
             }
+            views.push_back(images[k].view);
+            slot.push_back(k);
+        }
+        try {
+            const auto t0 = Clock::now();
+            auto results = keep ? im.first->detect_batch(views, im.options.in_flight,
+                                                         [&](std::size_t j, std::uint64_t found) { return keep(begin + slot[j], found); })
+                                : im.first->detect_batch(views, im.options.in_flight);
+            const double each = views.empty() ? 0.0 : ms_since(t0) / static_cast<double>(views.size());
+            for (std::size_t j = 0; j < slot.size(); ++j) {
+                outcomes[slot[j]] = std::move(results[j]);
+                ms[slot[j]] = each;
+            }
+        } catch (const DeviceError&) {
+            throw;
+        } catch (const DetectError&) {
+            for (std::size_t k : slot) detect_alone(k);  // one frame cannot be served: find which
+        }
+    }
+
+    // The CPU: a whole image a worker thread, each on its thread's detector.
+    void detect_per_thread(const std::vector<std::size_t>& together) {
+        tbb::parallel_for(std::size_t{0}, together.size(), [&](std::size_t j) {
+            const std::size_t k = together[j];
+            Detector& det = *im.per_thread.local();
             try {
                 const auto t0 = Clock::now();
-                auto results = keep ? im.first->detect_batch(views, im.options.in_flight,
-                                                             [&](std::size_t j, std::uint64_t found) { return keep(begin + slot[j], found); })
-                                    : im.first->detect_batch(views, im.options.in_flight);
-                const double each = views.empty() ? 0.0 : ms_since(t0) / static_cast<double>(views.size());
-                for (std::size_t j = 0; j < slot.size(); ++j) {
-                    outcomes[slot[j]] = std::move(results[j]);
-                    ms[slot[j]] = each;
-                }
-            } catch (const DeviceError&) {
-                throw;
-            } catch (const DetectError&) {
-                for (std::size_t k : slot) detect_alone(k);  // one frame cannot be served: find which
+                outcomes[k] = kept(tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); }), k);
+                ms[k] = ms_since(t0);
+            } catch (const DetectError& e) {
+                outcomes[k] = std::string(e.what());
+            } catch (const std::invalid_argument& e) {  // an invalid image view
+                outcomes[k] = std::string(e.what());
             }
-        } else {
-            tbb::parallel_for(std::size_t{0}, together.size(), [&](std::size_t j) {
-                const std::size_t k = together[j];
-                Detector& det = *im.per_thread.local();
-                try {
-                    const auto t0 = Clock::now();
-                    outcomes[k] = kept(tbb::this_task_arena::isolate([&] { return det.detect(images[k].view); }), k);
-                    ms[k] = ms_since(t0);
-                } catch (const DetectError& e) {
-                    outcomes[k] = std::string(e.what());
-                } catch (const std::invalid_argument& e) {  // an invalid image view
-                    outcomes[k] = std::string(e.what());
-                }
-            });
-        }
-        if (prepare)
-            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
-                if (auto* r = std::get_if<DetectResult>(&outcomes[k])) prepare(begin + k, *r, images[k]);
-            });
-        const auto consuming = Clock::now();
-        totals.detect_seconds += seconds(detecting, consuming);
+        });
+    }
+
+    // The chunk's results to the consumer (or the failures to `failed`), in input order.
+    void hand_over(std::size_t n) {
         for (std::size_t k = 0; k < n; ++k) {
             ++totals.images;
             if (auto* r = std::get_if<DetectResult>(&outcomes[k])) {
@@ -205,11 +232,35 @@ BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consum
             }
             images[k] = {};  // its pixels are no longer needed
         }
+    }
+
+    void chunk(std::size_t n, Clock::time_point loading) {
+        const auto detecting = Clock::now();
+        totals.load_seconds += seconds(loading, detecting);
+        detect_chunk(n);
+        if (prepare)
+            tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
+                if (auto* r = std::get_if<DetectResult>(&outcomes[k])) prepare(begin + k, *r, images[k]);
+            });
+        const auto consuming = Clock::now();
+        totals.detect_seconds += seconds(detecting, consuming);
+        hand_over(n);
         totals.consume_seconds += seconds(consuming, Clock::now());
-        begin += n;
+    }
+};
+
+BulkTotals BulkDetector::run(std::size_t count, const Loader& load, const Consumer& consume, const Failure& failed,
+                             const Stop& stop, const Prepare& prepare, const KeepRanks& keep) {
+    Run r{*impl_, count, load, consume, failed, prepare, keep};
+    r.set_up();
+    while (r.begin < count) {
+        const auto loading = Clock::now();
+        const std::size_t n = r.load_chunk();
+        r.chunk(n, loading);
+        r.begin += n;
         if (stop && stop()) break;
     }
-    return totals;
+    return r.totals;
 }
 
 }  // namespace cascadekit

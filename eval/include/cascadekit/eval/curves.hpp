@@ -3,6 +3,7 @@
 // miss rate vs false positives per window (FPPW), miss rate vs false positives per image (FPPI)
 // with the log-average miss rate, and the per-stage rejection profile. Pure computations on
 // scores and boxes (protocols.hpp runs detectors to get them). Boxes are in image pixels.
+// Thread safety: every function here is a pure function of its arguments.
 #include <cstdint>
 #include <functional>
 #include <string>

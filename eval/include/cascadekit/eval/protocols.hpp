@@ -3,6 +3,10 @@
 // held-out crops and negative images (for FPPW and the rejection profile), and full-image
 // detections on an annotated set (for FPPI and the log-average miss rate). The CLI parses
 // options, calls these and prints; nothing here decodes images (callers pass an ImageLoader).
+// Thread safety: each call runs on the calling thread and parallelises inside (TBB); calls may
+// run at once from several threads when their loaders may. Results do not depend on the backend
+// or the thread count. Errors: a model or scan the detector refuses throws as Detector::create
+// does; an image that cannot be loaded or scanned throws DetectError naming it.
 #include <cstdint>
 #include <vector>
 

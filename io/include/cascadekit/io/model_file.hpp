@@ -42,6 +42,10 @@ private:
     std::string problem_;
 };
 
+// Thread safety: call these from one thread at a time. A load forks a child process for libhdf5,
+// and a save names its temporary file by the process id, so two saves of one file in one
+// process would share it.
+
 // Loads and fully validates a model: the integrity header (refused before libhdf5 opens anything
 // when the file is not a regular file, larger than kMaxModelFileBytes, of schema 1, truncated or
 // damaged anywhere), then every dataset's presence, type, shape and storage (hard links only,

@@ -99,6 +99,7 @@ public:
 
 private:
     struct Impl;
+    struct Run;  // one run()'s chunks (bulk_detector.cpp)
     std::unique_ptr<Impl> impl_;
 };
 

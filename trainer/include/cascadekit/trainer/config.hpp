@@ -223,6 +223,9 @@ const std::string& stage_kind_of(const TrainConfig& config, int stage);
 // How stage `stage` (1-based)'s hog_svm learners vote: boosting.vote_sequence, else boosting.vote.
 VoteMode vote_of_stage(const TrainConfig& config, int stage);
 
+// Thread safety: the functions below are pure (load_train_config reads its file); a TrainConfig
+// is a value.
+
 // Parses and validates; unknown keys and out-of-range values throw ConfigError naming `origin`
 // (the file) and the key. Units: window in pixels; hog.epsilon in gray levels of summed gradient
 // magnitude; mining.stride in level pixels; rates (d_min, f_max, F_target) as fractions.
