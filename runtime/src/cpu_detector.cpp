@@ -388,6 +388,13 @@ DetectResult CpuDetector::detect(const ImageView& image) {
     if (levels.empty()) throw DetectError(window_fit_problem(gray.width, gray.height, ww, wh, params_));
     plan_units(levels, gray.width, gray.height);
     frames_.prepare(levels);  // a unit reads no deeper octave than its levels do
+    prepare_octaves();
+    while (rows_.size() < levels.size()) rows_.push_back(std::make_unique<LevelRows>());
+    detect_units();
+    return merged(levels.size());
+}
+
+void CpuDetector::prepare_octaves() {
     // approximate_hog, approximate_lbp: the octaves' smoothed histograms and gray integral images,
     // before any level reads them.
     tbb::parallel_for(std::size_t{0}, octaves_.size(), [&](std::size_t i) {
@@ -404,18 +411,15 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         }
         o.cells.compute(o.hog);
     });
-    DetectResult result;
-    const std::size_t n_stages = model_.stages.size();
-    result.stats.rejected_per_stage.assign(n_stages, 0);
-    result.stats.levels = static_cast<int>(levels.size());
+}
 
+void CpuDetector::detect_units() {
     // The units (levels, or octaves) as tasks: started in order (the largest first), up to
     // levels_in_flight at once and, beyond the first, only while the units in flight take at most
     // level_memory_in_flight bytes of storage (each in flight has its own); each parallel inside,
     // so threads that would idle at one unit's joins take up another. A finished unit frees its
     // storage and starts what now fits. The rows are merged in level order at the end.
     const std::size_t n = units_.size();
-    while (rows_.size() < levels.size()) rows_.push_back(std::make_unique<LevelRows>());
     free_.clear();
     for (const auto& w : work_) free_.push_back(w.get());
     const std::size_t per_pixel = bytes_per_level_pixel_;
@@ -461,7 +465,15 @@ DetectResult CpuDetector::detect(const ImageView& image) {
         start();
     }
     tasks.wait();
-    for (std::size_t li = 0; li < levels.size(); ++li)
+}
+
+// The levels' rows in level and row order: the same output for any threads and levels in flight.
+DetectResult CpuDetector::merged(std::size_t levels) const {
+    DetectResult result;
+    const std::size_t n_stages = model_.stages.size();
+    result.stats.rejected_per_stage.assign(n_stages, 0);
+    result.stats.levels = static_cast<int>(levels);
+    for (std::size_t li = 0; li < levels; ++li)
         for (const LevelRows::Row& rr : rows_[li]->rows) {
             result.stats.windows_scanned += rr.scanned;
             result.stats.weak_evaluated += rr.weak;

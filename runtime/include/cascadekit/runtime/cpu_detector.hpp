@@ -87,6 +87,9 @@ private:
         std::vector<int> lbp_x{}, lbp_y{};  // and then each level column's and row's octave pixel (LevelFeatures)
     };
     void detect_unit(const Unit& unit, LevelWork& work) const;
+    void prepare_octaves();                        // approximate scans: the octaves' planes first
+    void detect_units();                           // every unit, several in flight
+    DetectResult merged(std::size_t levels) const;  // the units' rows in level order
     // The frame's units: its levels, or its octaves (DetectParams::scale_windows).
     void plan_units(const std::vector<PyramidLevel>& levels, int width, int height);
     // Fixed by the model, parameters and options (set by the constructor):
