@@ -374,18 +374,7 @@ private:
         // A stage that rejects every training negative says little about the rate on new data:
         // count it as below one in (negatives + 1), and let bootstrapping find out what is left.
         ck_.cascade_fp_rate *= std::max(trainer_->fp_rate(), 1.0 / static_cast<double>(ck_.negatives.size() + 1));
-        StageReport s;
-        s.stage = stage;
-        s.learners = static_cast<int>(trainer_->size());
-        s.threshold = trainer_->threshold();
-        if (const auto* h = ck_.stages.back().get_if<HogSvmStage>()) s.carry = h->carry;
-        s.detection_rate = trainer_->detection_rate();
-        s.fp_rate = trainer_->fp_rate();
-        s.cascade_fp_rate = ck_.cascade_fp_rate;
-        s.mining_seconds = ck_.mining_seconds;
-        s.negatives = ck_.negatives.size();
-        s.peak_memory_mb = peak_memory_mb();
-        obs_.on_stage(s);
+        report_stage(stage);
         ck_.current.clear();
         ck_.current_kind.clear();
         if (final_) {
@@ -399,7 +388,29 @@ private:
             ck_.exhausted = true;
             return;
         }
-        // Complete (F_target, max_stages or stalled): done, unless boosting.final_stage asks for one more.
+        const bool complete = cascade_complete(stage);
+        if (complete && cfg_.boosting.final_stage.empty()) return;
+        bootstrap_next(stage, complete);
+    }
+
+    void report_stage(int stage) {
+        StageReport s;
+        s.stage = stage;
+        s.learners = static_cast<int>(trainer_->size());
+        s.threshold = trainer_->threshold();
+        if (const auto* h = ck_.stages.back().get_if<HogSvmStage>()) s.carry = h->carry;
+        s.detection_rate = trainer_->detection_rate();
+        s.fp_rate = trainer_->fp_rate();
+        s.cascade_fp_rate = ck_.cascade_fp_rate;
+        s.mining_seconds = ck_.mining_seconds;
+        s.negatives = ck_.negatives.size();
+        s.peak_memory_mb = peak_memory_mb();
+        obs_.on_stage(s);
+    }
+
+    // Complete (F_target, max_stages or stalled): the run is finished, and says why, unless
+    // boosting.final_stage asks for one more stage.
+    bool cascade_complete(int stage) {
         const int stalled = stalled_stages();
         const bool complete = ck_.cascade_fp_rate <= cfg_.boosting.F_target ||
                               static_cast<int>(ck_.stages.size()) >= cfg_.boosting.max_stages ||
@@ -413,9 +424,12 @@ private:
                                   " each used all " + std::to_string(cfg_.boosting.max_learners_per_stage) +
                                   " learners without reaching f_max (boosting.stop_when_stalled), at F " +
                                   rate_text(ck_.cascade_fp_rate);
-            if (cfg_.boosting.final_stage.empty()) return;
         }
-        // Bootstrapping: the next stage (or the final one) trains on the cascade's false positives.
+        return complete;
+    }
+
+    // Bootstrapping: the next stage (or the final one) trains on the cascade's false positives.
+    void bootstrap_next(int stage, bool complete) {
         const auto t = Clock::now();
         const CascadeModel so_far = detail::model_of(cfg_, ck_.stages, data_.description, ck_.created_utc);
         wait_warm_mining();
