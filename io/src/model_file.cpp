@@ -211,6 +211,11 @@ public:
     }
 
     CascadeModel read(hid_t root) const;
+    int read_schema(hid_t root) const;
+    void read_hog(hid_t root, int version, CascadeModel& m) const;
+    void read_metadata(hid_t root, CascadeModel& m) const;
+    void read_stages(hid_t root, CascadeModel& m) const;
+    void read_detect(hid_t root, int version, CascadeModel& m) const;
 
 private:
     std::filesystem::path file_;
@@ -251,7 +256,8 @@ private:
     std::string path_;
 };
 
-CascadeModel Reader::read(hid_t root) const {
+// The root's format and schema version, checked against this build and the file's header.
+int Reader::read_schema(hid_t root) const {
     const std::string format = read_string(root, "/", "format");
     if (format != kModelFormatName)
         fail("/@format", "not a cascadekit model (format is '" + format + "', expected '" + kModelFormatName + "')");
@@ -264,12 +270,10 @@ CascadeModel Reader::read(hid_t root) const {
     if (header_schema_ != 0 && version != header_schema_)
         fail("/@schema_version", "says " + std::to_string(version) + " but the file's header says " +
                                      std::to_string(header_schema_));
+    return version;
+}
 
-    CascadeModel m;
-    m.window_width = read_int(root, "/", "window_width");
-    m.window_height = read_int(root, "/", "window_height");
-    const std::string family = read_string(root, "/", "feature_family");
-
+void Reader::read_hog(hid_t root, int version, CascadeModel& m) const {
     Handle hog = open_group(root, "hog", "/hog");
     const int bins = read_int(hog.get(), "/hog", "bins");
     if (bins != kOrientationBins)
@@ -294,13 +298,18 @@ CascadeModel Reader::read(hid_t root) const {
         if (!kGradientChannelsNames.parse(channels, m.hog.channels))
             fail("/hog@channels", "unknown gradient channels '" + channels + "' (expected " + kGradientChannelsNames.choices() + ")");
     }
+}
 
+void Reader::read_metadata(hid_t root, CascadeModel& m) const {
     Handle meta = open_group(root, "metadata", "/metadata");
     m.metadata.training_config = read_string(meta.get(), "/metadata", "training_config");
     m.metadata.data_description = read_string(meta.get(), "/metadata", "data_description");
     m.metadata.created_utc = read_string(meta.get(), "/metadata", "created_utc");
     m.metadata.toolkit_version = read_string(meta.get(), "/metadata", "toolkit_version");
+}
 
+// Every stage through its kind's codec.
+void Reader::read_stages(hid_t root, CascadeModel& m) const {
     Handle stages = open_group(root, "stages", "/stages");
     const int count = read_int(stages.get(), "/stages", "count");
     if (count < 0) fail("/stages@count", "negative stage count");
@@ -320,6 +329,10 @@ CascadeModel Reader::read(hid_t root) const {
         Hdf5StageIn in(*this, g.get(), path);
         m.stages.push_back(codec->read(in));
     }
+}
+
+// The object box and operating point (schema 3 on), or the conventions of schema 2.
+void Reader::read_detect(hid_t root, int version, CascadeModel& m) const {
     if (version >= 3) {
         Handle det = open_group(root, "detect", "/detect");
         hsize_t rows = 0;
@@ -341,6 +354,18 @@ CascadeModel Reader::read(hid_t root) const {
         // defaults.
         m.object_box = m.window() == kPeopleWindow ? kPeopleObjectBox : ObjectBox{};
     }
+}
+
+CascadeModel Reader::read(hid_t root) const {
+    const int version = read_schema(root);
+    CascadeModel m;
+    m.window_width = read_int(root, "/", "window_width");
+    m.window_height = read_int(root, "/", "window_height");
+    const std::string family = read_string(root, "/", "feature_family");
+    read_hog(root, version, m);
+    read_metadata(root, m);
+    read_stages(root, m);
+    read_detect(root, version, m);
     try {
         validate_model(m);
     } catch (const ModelError& e) {
