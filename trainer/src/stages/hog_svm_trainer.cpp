@@ -45,68 +45,13 @@ public:
         const std::size_t count = ctx.samples();
         const auto round_index = static_cast<std::uint64_t>(current_.learners.size());
         const auto stage = static_cast<std::uint64_t>(ctx.stage);
-        // Candidate blocks: distinct, drawn from the pool by this round's own random stream.
-        RandomStream pick = detail::streams::candidate_blocks(cfg_.seed, stage, round_index);
-        std::vector<std::size_t> order(pool_.size());
-        std::iota(order.begin(), order.end(), 0);
-        const std::size_t nc =
-            std::min<std::size_t>(static_cast<std::size_t>(cfg_.boosting.candidates_per_round), pool_.size());
-        for (std::size_t i = 0; i < nc; ++i) std::swap(order[i], order[i + pick.below(order.size() - i)]);
-        // The rows each SVM trains on.
-        std::vector<int> rows(count);
-        if (cfg_.svm.weighting == SvmWeighting::Resample) {
-            std::vector<double> cum(count);
-            std::partial_sum(weights_.begin(), weights_.end(), cum.begin());
-            RandomStream draw = detail::streams::weighted_resample(cfg_.seed, stage, round_index);
-            for (auto& r : rows) {
-                const double u = draw.unit() * cum.back();
-                r = static_cast<int>(std::min<std::size_t>(
-                    static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin()), count - 1));
-            }
-        } else {  // every sample but the calibration positives and the lost ones (their weight is 0)
-            rows.clear();
-            for (std::size_t i = 0; i < count; ++i)
-                if (!ctx.calibrates(i) && (lost_.empty() || lost_[i] == 0)) rows.push_back(static_cast<int>(i));
-        }
+        const std::vector<std::size_t> order = candidate_order(stage, round_index);
+        const std::size_t nc = std::min<std::size_t>(static_cast<std::size_t>(cfg_.boosting.candidates_per_round), pool_.size());
+        const std::vector<int> rows = training_rows(ctx, stage, round_index);
         std::vector<int> labels(count);
         for (std::size_t i = 0; i < count; ++i) labels[i] = i < ctx.positives ? 1 : -1;
-
-        std::vector<Candidate> cands(nc);
-        tbb::parallel_for(std::size_t{0}, nc, [&](std::size_t c) {
-            const Rect block = pool_[order[c]];
-            std::vector<float> feats(count * kBlockDims);
-            BlockDescriptor v;
-            for (std::size_t i = 0; i < count; ++i) {
-                samples_.descriptor(i, block, cfg_.hog, v);
-                std::copy(v.begin(), v.end(), feats.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims));
-            }
-            const LinearSvm svm = train_linear_svm(feats, kBlockDims, labels, rows, cfg_.svm.C);
-            Candidate& out = cands[c];
-            out.learner.block = block;
-            std::copy(svm.weights.begin(), svm.weights.end(), out.learner.weights.begin());
-            out.learner.bias = svm.bias;
-            out.margins.resize(count);
-            double err = 0;
-            for (std::size_t i = 0; i < count; ++i) {
-                std::copy_n(feats.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims), kBlockDims, v.begin());
-                out.margins[i] = learner_margin(out.learner, v);
-                if ((out.margins[i] >= 0.0f) != (labels[i] > 0)) err += weights_[i];
-            }
-            out.error = err;
-            if (confidence_votes()) {  // h = the vote of α = 1
-                std::vector<float> h(count);
-                for (std::size_t i = 0; i < count; ++i) h[i] = block_math::vote(vote_rule(current_.vote), 1.0f, out.margins[i]);
-                const detail::VoteWeight vw = detail::confidence_rated_alpha(h, labels, weights_);
-                out.alpha = vw.alpha;
-                out.z = vw.z;
-            }
-        });
-        // The candidate of least weighted error (binary votes) or least normaliser Z (margin or
-        // clipped votes); ties go to the first drawn, so any thread count picks the same one.
-        std::size_t best = 0;
-        for (std::size_t c = 1; c < nc; ++c)
-            if (confidence_votes() ? cands[c].z < cands[best].z : cands[c].error < cands[best].error) best = c;
-        Candidate& win = cands[best];
+        std::vector<Candidate> cands = train_candidates(order, nc, rows, labels);
+        Candidate& win = cands[best_candidate(cands)];
         RoundResult result;
         const double e = std::clamp(win.error, 1e-10, 1.0 - 1e-10);
         if (confidence_votes() ? !(win.alpha > 0) : e >= 0.5) {
@@ -119,17 +64,7 @@ public:
         }
         win.learner.alpha = static_cast<float>(confidence_votes() ? win.alpha : 0.5 * std::log((1.0 - e) / e));
         current_.learners.push_back(win.learner);
-        // Reweight by the vote as the detector adds it (float), so the weights follow the sums.
-        const int rule = vote_rule(current_.vote);
-        double total = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            const double h = rule == block_math::kBinaryVote ? (win.margins[i] >= 0.0f ? 1.0 : -1.0)
-                                                             : static_cast<double>(block_math::vote(rule, 1.0f, win.margins[i]));
-            weights_[i] *= std::exp(-static_cast<double>(win.learner.alpha) * labels[i] * h);
-            total += weights_[i];
-            sums_[i] += block_math::vote(rule, win.learner.alpha, win.margins[i]);
-        }
-        for (double& w : weights_) w /= total;
+        reweight(win, labels);
         update_threshold(ctx);
         result.added = true;
         result.weighted_error = win.error;
@@ -138,6 +73,7 @@ public:
         add_fmax_note(result, ctx.stage);
         return result;
     }
+
 
     void save_state(ByteWriter& out) const override {
         encode_stage(current_, out);
@@ -168,6 +104,100 @@ private:
     };
 
     bool confidence_votes() const { return current_.vote != VoteMode::Binary; }  // margin or clipped: α·h of least Z
+
+    // The pool's blocks in this round's order; the first candidates_per_round are its candidates.
+    std::vector<std::size_t> candidate_order(std::uint64_t stage, std::uint64_t round_index) const {
+        // Candidate blocks: distinct, drawn from the pool by this round's own random stream.
+        RandomStream pick = detail::streams::candidate_blocks(cfg_.seed, stage, round_index);
+        std::vector<std::size_t> order(pool_.size());
+        std::iota(order.begin(), order.end(), 0);
+        const std::size_t nc = std::min<std::size_t>(static_cast<std::size_t>(cfg_.boosting.candidates_per_round), pool_.size());
+        for (std::size_t i = 0; i < nc; ++i) std::swap(order[i], order[i + pick.below(order.size() - i)]);
+        return order;
+    }
+
+    std::vector<int> training_rows(const StageContext& ctx, std::uint64_t stage, std::uint64_t round_index) const {
+        const std::size_t count = ctx.samples();
+        // The rows each SVM trains on.
+        std::vector<int> rows(count);
+        if (cfg_.svm.weighting == SvmWeighting::Resample) {
+            std::vector<double> cum(count);
+            std::partial_sum(weights_.begin(), weights_.end(), cum.begin());
+            RandomStream draw = detail::streams::weighted_resample(cfg_.seed, stage, round_index);
+            for (auto& r : rows) {
+                const double u = draw.unit() * cum.back();
+                r = static_cast<int>(std::min<std::size_t>(
+                    static_cast<std::size_t>(std::upper_bound(cum.begin(), cum.end(), u) - cum.begin()), count - 1));
+            }
+        } else {  // every sample but the calibration positives and the lost ones (their weight is 0)
+            rows.clear();
+            for (std::size_t i = 0; i < count; ++i)
+                if (!ctx.calibrates(i) && (lost_.empty() || lost_[i] == 0)) rows.push_back(static_cast<int>(i));
+        }
+        return rows;
+    }
+
+    // Each candidate block's SVM, its margins on every sample, and its error (or α and Z).
+    std::vector<Candidate> train_candidates(const std::vector<std::size_t>& order, std::size_t nc, const std::vector<int>& rows,
+                                            const std::vector<int>& labels) const {
+        const std::size_t count = labels.size();
+        std::vector<Candidate> cands(nc);
+        tbb::parallel_for(std::size_t{0}, nc, [&](std::size_t c) {
+            const Rect block = pool_[order[c]];
+            std::vector<float> feats(count * kBlockDims);
+            BlockDescriptor v;
+            for (std::size_t i = 0; i < count; ++i) {
+                samples_.descriptor(i, block, cfg_.hog, v);
+                std::copy(v.begin(), v.end(), feats.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims));
+            }
+            const LinearSvm svm = train_linear_svm(feats, kBlockDims, labels, rows, cfg_.svm.C);
+            Candidate& out = cands[c];
+            out.learner.block = block;
+            std::copy(svm.weights.begin(), svm.weights.end(), out.learner.weights.begin());
+            out.learner.bias = svm.bias;
+            out.margins.resize(count);
+            double err = 0;
+            for (std::size_t i = 0; i < count; ++i) {
+                std::copy_n(feats.begin() + static_cast<std::ptrdiff_t>(i * kBlockDims), kBlockDims, v.begin());
+                out.margins[i] = learner_margin(out.learner, v);
+                if ((out.margins[i] >= 0.0f) != (labels[i] > 0)) err += weights_[i];
+            }
+            out.error = err;
+            if (confidence_votes()) {  // h = the vote of α = 1
+                std::vector<float> h(count);
+                for (std::size_t i = 0; i < count; ++i) h[i] = block_math::vote(vote_rule(current_.vote), 1.0f, out.margins[i]);
+                const detail::VoteWeight vw = detail::confidence_rated_alpha(h, labels, weights_);
+                out.alpha = vw.alpha;
+                out.z = vw.z;
+            }
+        });
+        return cands;
+    }
+
+    std::size_t best_candidate(const std::vector<Candidate>& cands) const {
+        const std::size_t nc = cands.size();
+        // The candidate of least weighted error (binary votes) or least normaliser Z (margin or
+        // clipped votes); ties go to the first drawn, so any thread count picks the same one.
+        std::size_t best = 0;
+        for (std::size_t c = 1; c < nc; ++c)
+            if (confidence_votes() ? cands[c].z < cands[best].z : cands[c].error < cands[best].error) best = c;
+        return best;
+    }
+
+    void reweight(const Candidate& win, const std::vector<int>& labels) {
+        const std::size_t count = labels.size();
+        // Reweight by the vote as the detector adds it (float), so the weights follow the sums.
+        const int rule = vote_rule(current_.vote);
+        double total = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            const double h = rule == block_math::kBinaryVote ? (win.margins[i] >= 0.0f ? 1.0 : -1.0)
+                                                             : static_cast<double>(block_math::vote(rule, 1.0f, win.margins[i]));
+            weights_[i] *= std::exp(-static_cast<double>(win.learner.alpha) * labels[i] * h);
+            total += weights_[i];
+            sums_[i] += block_math::vote(rule, win.learner.alpha, win.margins[i]);
+        }
+        for (double& w : weights_) w /= total;
+    }
 
     void add_fmax_note(RoundResult& r, int stage) const {
         if (!r.stage_complete || current_.learners.empty() || f_ <= cfg_.boosting.f_max) return;
