@@ -105,6 +105,16 @@ public:
         const std::size_t n = ctx.samples();
         const auto t = static_cast<std::uint64_t>(stage_.weak.size());
         const std::vector<std::size_t> cands = candidates(ctx, t);
+        const std::vector<double> w = round_weights(ctx);
+        // Smoothing over the samples that fit the table (all of them but calibration positives).
+        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n - calibration_count_);
+        const auto [index, z] = best_candidate(ctx, cands, w, eps, t);
+        add_weak(ctx, pool_[cands[index]], w, eps);
+        return round_result(ctx, z);
+    }
+
+    std::vector<double> round_weights(const StageContext& ctx) const {
+        const std::size_t n = ctx.samples();
         // Weights w ∝ c_y·exp(−y·H) over the active samples, each class starting at one half;
         // calibration positives weigh nothing (they only set thresholds).
         std::vector<double> w(n, 0.0);
@@ -114,9 +124,13 @@ public:
             if (active_[i] && !ctx.calibrates(i))
                 total += w[i] = (i < ctx.positives ? cp * std::exp(-static_cast<double>(H_[i])) : cn * std::exp(static_cast<double>(H_[i])));
         for (double& v : w) v /= total;
-        // Smoothing over the samples that fit the table (all of them but calibration positives).
-        const double eps = cfg_.waldboost.smoothing / static_cast<double>(n - calibration_count_);
+        return w;
+    }
 
+    // The index in `cands` of the round's table, and its Z.
+    std::pair<std::size_t, double> best_candidate(const StageContext& ctx, const std::vector<std::size_t>& cands,
+                                                  const std::vector<double>& w, double eps, std::uint64_t t) {
+        const std::size_t n = ctx.samples();
         // Each candidate's Z; in the first waldboost.rejection_rounds rounds also the active
         // negatives its table's SPRT threshold would reject, which then decides (more first).
         struct Best {
@@ -149,8 +163,14 @@ public:
             if (a.rejected != b.rejected) return a.rejected > b.rejected;
             return a.z < b.z || (a.z == b.z && a.index < b.index);
         });
+        return {win.index, win.z};
+    }
+
+    // The table of `cell` fitted to the weights, added with its rejection threshold.
+    void add_weak(const StageContext& ctx, const Rect& cell, const std::vector<double>& w, double eps) {
+        const std::size_t n = ctx.samples();
         LbpWeakClassifier weak;
-        weak.cell = pool_[cands[win.index]];
+        weak.cell = cell;
         {
             double wp[256] = {}, wn[256] = {};
             for (std::size_t i = 0; i < n; ++i)
@@ -164,9 +184,13 @@ public:
         apply_threshold(ctx, weak.reject_threshold);
         stage_.final_threshold = final_threshold(ctx, weak.reject_threshold);
 
+    }
+
+    RoundResult round_result(const StageContext& ctx, double z) const {
+        const std::size_t n = ctx.samples();
         RoundResult r;
         r.added = true;
-        r.weighted_error = win.z;
+        r.weighted_error = z;
         r.progress = static_cast<double>(stage_.weak.size()) / cfg_.waldboost.weak_classifiers;
         const std::size_t active_neg = active_count(ctx.positives, n);
         if (stage_.weak.size() >= static_cast<std::size_t>(cfg_.waldboost.weak_classifiers)) r.stage_complete = true;
