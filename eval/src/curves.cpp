@@ -227,4 +227,22 @@ BoxRule box_rule(const std::string& name, const CascadeModel& model) {
     return {};
 }
 
+double FppiReport::detection_rate_at(double false_positives) const {
+    return cascadekit::detection_rate_at(curve, images, false_positives);
+}
+
+FppiReport fppi_report(const std::vector<ImageTruth>& images) {
+    FppiReport r;
+    r.curve = fppi_curve(images);
+    r.images = images.size();
+    for (const ImageTruth& t : images) r.objects += t.people.size();
+    r.log_average_miss_rate = log_average_miss_rate(r.curve);
+    r.miss_rate_at_0_1 = miss_rate_at(r.curve, 0.1);
+    r.miss_rate_at_1 = miss_rate_at(r.curve, 1.0);
+    r.ap50 = average_precision(r.curve, r.images, r.objects);
+    r.threshold_at_1 = threshold_at(r.curve, 1.0);
+    r.found_by_height = found_by_height(images, r.threshold_at_1, {50, 100, 200});
+    return r;
+}
+
 }  // namespace cascadekit

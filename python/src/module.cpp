@@ -259,27 +259,25 @@ py::dict evaluate(const py::object& model_or_path, const std::filesystem::path& 
         const auto set = annotation_file_images(annotations, f, ao, annotations.filename().string());
         truth = detect_annotated(model, *set, fo, load_image, to_box);
     }
-    std::size_t objects = 0;
-    for (const ImageTruth& t : truth) objects += t.people.size();
-    const auto curve = fppi_curve(truth);
-    py::array_t<double> points({static_cast<py::ssize_t>(curve.size()), py::ssize_t{3}});
+    const FppiReport rep = fppi_report(truth);
+    py::array_t<double> points({static_cast<py::ssize_t>(rep.curve.size()), py::ssize_t{3}});
     auto p = points.mutable_unchecked<2>();
-    for (std::size_t i = 0; i < curve.size(); ++i) {
+    for (std::size_t i = 0; i < rep.curve.size(); ++i) {
         const auto k = static_cast<py::ssize_t>(i);
-        p(k, 0) = curve[i].fp, p(k, 1) = curve[i].miss_rate, p(k, 2) = curve[i].threshold;
+        p(k, 0) = rep.curve[i].fp, p(k, 1) = rep.curve[i].miss_rate, p(k, 2) = rep.curve[i].threshold;
     }
     py::dict rates;
-    for (int fp : {10, 50, 100}) rates[py::int_(fp)] = detection_rate_at(curve, truth.size(), fp);
+    for (int fp : {10, 50, 100}) rates[py::int_(fp)] = rep.detection_rate_at(fp);
     py::dict d;
-    d["images"] = truth.size();
-    d["objects"] = objects;
-    d["log_average_miss_rate"] = log_average_miss_rate(curve);
-    d["miss_rate_at_0.1_fppi"] = miss_rate_at(curve, 0.1);
-    d["miss_rate_at_1_fppi"] = miss_rate_at(curve, 1.0);
-    d["ap50"] = average_precision(curve, truth.size(), objects);
+    d["images"] = rep.images;
+    d["objects"] = rep.objects;
+    d["log_average_miss_rate"] = rep.log_average_miss_rate;
+    d["miss_rate_at_0.1_fppi"] = rep.miss_rate_at_0_1;
+    d["miss_rate_at_1_fppi"] = rep.miss_rate_at_1;
+    d["ap50"] = rep.ap50;
     d["detection_rate_at"] = rates;
     py::list sizes;  // at 1 FPPI, by object height (as cascade eval --annotations prints)
-    for (const SizeBin& b : found_by_height(truth, threshold_at(curve, 1.0), {50, 100, 200})) {
+    for (const SizeBin& b : rep.found_by_height) {
         py::dict bin;
         bin["min_height"] = b.min_height;
         bin["max_height"] = b.max_height;

@@ -363,33 +363,29 @@ private:
         const std::vector<ImageTruth> truth =
             truth_on(*set, o_.pad, model_ ? box_rule(o_.box, *model_) : BoxRule(window_box), false, kPeopleWindow, window_box,
                      "--annotations", scan_stats);
-        std::size_t objects = 0;
-        for (const ImageTruth& t : truth) objects += t.people.size();
-        const auto curve = fppi_curve(truth);
-        if (!o_.curve.empty()) write_text_atomically(o_.curve, csv(curve, "fppi"));
+        const FppiReport rep = fppi_report(truth);
+        if (!o_.curve.empty()) write_text_atomically(o_.curve, csv(rep.curve, "fppi"));
         const std::string cls = o_.object_class.empty() ? "" : ", class " + o_.object_class;
         std::printf("%s: %s (%s, %zu images, %zu objects%s, padding %.2f): log-average miss rate %.4f; miss rate %.4f at "
                     "0.1 FPPI, %.4f at 1 FPPI; AP@0.5 %.4f; detection rate",
-                    label_.c_str(), set->name().c_str(), std::string(kAnnotationFormatNames.name(format)).c_str(), truth.size(),
-                    objects, cls.c_str(), model_ ? o_.pad : 0.0,
-                    log_average_miss_rate(curve), miss_rate_at(curve, 0.1), miss_rate_at(curve, 1.0),
-                    average_precision(curve, truth.size(), objects));
-        for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", detection_rate_at(curve, truth.size(), fp), fp);
+                    label_.c_str(), set->name().c_str(), std::string(kAnnotationFormatNames.name(format)).c_str(), rep.images,
+                    rep.objects, cls.c_str(), model_ ? o_.pad : 0.0, rep.log_average_miss_rate, rep.miss_rate_at_0_1,
+                    rep.miss_rate_at_1, rep.ap50);
+        for (int fp : {10, 50, 100}) std::printf(" %.3f@%d", rep.detection_rate_at(fp), fp);
         std::printf(" false positives\n");
         print_scan(scan_stats, "");  // the set's name is on the line above
-        print_found_by_height(truth, curve);
+        print_found_by_height(rep);
         if (!o_.plot.empty()) {
-            others_.insert(others_.begin(), NamedCurve{label_, curve});
-            write_fppi_plot(o_.plot, set->name() + " (" + std::to_string(truth.size()) + " images, " + std::to_string(objects) +
+            others_.insert(others_.begin(), NamedCurve{label_, rep.curve});
+            write_fppi_plot(o_.plot, set->name() + " (" + std::to_string(rep.images) + " images, " + std::to_string(rep.objects) +
                                          " objects" + cls + ")", others_);
         }
     }
 
     // Which sizes it finds: at the loosest threshold with at most 1 false positive per image.
-    void print_found_by_height(const std::vector<ImageTruth>& truth, const std::vector<CurvePoint>& curve) const {
-        const double at_one = threshold_at(curve, 1.0);
-        std::printf("%s: found at 1 FPPI (score >= %.4g), by object height:", label_.c_str(), at_one);
-        for (const SizeBin& b : found_by_height(truth, at_one, {50, 100, 200}))
+    void print_found_by_height(const FppiReport& rep) const {
+        std::printf("%s: found at 1 FPPI (score >= %.4g), by object height:", label_.c_str(), rep.threshold_at_1);
+        for (const SizeBin& b : rep.found_by_height)
             if (b.objects > 0)
                 std::printf(" %s %zu/%zu (%.3f);",
                             (std::isinf(b.max_height) ? ">= " + std::to_string(static_cast<int>(b.min_height)) + " px"

@@ -134,4 +134,17 @@ struct StageRejection {
 // their count is taken from stats.weak_evaluated once at the end.
 std::vector<StageRejection> rejection_profile(const CascadeModel& model, const DetectStats& stats);
 
+// What `cascade eval --annotations` and Python's evaluate() report on a detector's boxes: the
+// FPPI curve (IoU >= 0.5), its summary figures, and which object heights are found at the
+// loosest threshold with at most 1 false positive per image (bins < 50, 50-100, 100-200, >= 200 px).
+struct FppiReport {
+    std::vector<CurvePoint> curve;
+    std::size_t images = 0, objects = 0;
+    double log_average_miss_rate = 0, miss_rate_at_0_1 = 0, miss_rate_at_1 = 0, ap50 = 0;
+    double threshold_at_1 = 0;
+    std::vector<SizeBin> found_by_height;
+    double detection_rate_at(double false_positives) const;
+};
+FppiReport fppi_report(const std::vector<ImageTruth>& images);
+
 }  // namespace cascadekit
