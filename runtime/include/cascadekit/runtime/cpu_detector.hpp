@@ -63,7 +63,7 @@ private:
     CascadeEvaluator evaluator_;
     struct LevelWork;  // one image in flight's storage: its images and feature planes
     struct LevelRows;  // what one level's rows of windows produced
-    struct UnitScan;   // one unit's scan (cpu_detector.cpp)
+    struct UnitScan;   // one unit's scan (cpu_unit_scan.cpp)
     // One level's windows on an image of the frame: its own (the resampled level), or with
     // DetectParams::scale_windows its octave's, scanned by the model scaled to the level.
     struct Scan {
@@ -92,6 +92,8 @@ private:
     DetectResult merged(std::size_t levels) const;  // the units' rows in level order
     // The frame's units: its levels, or its octaves (DetectParams::scale_windows).
     void plan_units(const std::vector<PyramidLevel>& levels, int width, int height);
+    void plan_level_units(const std::vector<PyramidLevel>& levels, int width, int height);   // cpu_scan_levels.cpp
+    void plan_octave_units(const std::vector<PyramidLevel>& levels, int width, int height);  // cpu_scan_octaves.cpp
     // Fixed by the model, parameters and options (set by the constructor):
     bool lazy_ = false;             // an LBP prefix runs first, the other planes only where windows survive it
     FeatureNeeds rest_needs_;       // what the stages after the prefix read beyond the prefix's planes
