@@ -315,17 +315,15 @@ private:
         // Raw windows in a detections file are people windows at scale 1 (64x128).
         const std::vector<ImageTruth> truth =
             truth_on(*set, o_.pad, person_box, o_.fuse_detections, kPeopleWindow, person_box, "--fppi", scan_stats);
-        std::size_t people = 0;
-        for (const ImageTruth& t : truth) people += t.people.size();
-        const auto curve = fppi_curve(truth);
-        write_text_atomically(o_.fppi, csv(curve, "fppi"));
+        const FppiReport rep = fppi_report(truth);
+        write_text_atomically(o_.fppi, csv(rep.curve, "fppi"));
         // The scan's border, enlargement and level padding: ours (--model) only; detections come as they are.
         const std::string scan = model_ ? "padding " + fixed2(o_.pad) + (o_.level_pad ? ", level padding " + std::to_string(o_.level_pad) : "") +
                                               (o_.upscale_below ? ", under " + std::to_string(o_.upscale_below) + " px enlarged 2x" : "")
                                         : "detections as given";
         std::printf("%s: PennFudan (%zu images, %zu people, %s): log-average miss rate %.4f; miss rate %.4f at 0.1 FPPI, %.4f at 1 FPPI\n",
-                    label_.c_str(), truth.size(), people, scan.c_str(), log_average_miss_rate(curve), miss_rate_at(curve, 0.1),
-                    miss_rate_at(curve, 1.0));
+                    label_.c_str(), rep.images, rep.objects, scan.c_str(), rep.log_average_miss_rate, rep.miss_rate_at_0_1,
+                    rep.miss_rate_at_1);
         print_scan(scan_stats, "PennFudan");
     }
 
