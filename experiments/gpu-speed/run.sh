@@ -19,8 +19,10 @@ echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
 bench() {  # MODEL PEER PEER_ARGS ARGS...
   local model=$1 peer=$2 peer_args=$3
   shift 3
+  local extra=()
+  [ -z "$peer_args" ] || extra=("--peer-args=$peer_args")
   timeout 150 $B/cascade -q bench detect --model models/$model.h5 --repeats 200 --cpu-repeats 3 --peer "$B/$peer" \
-      "--peer-args=$peer_args" "$@" --out "$work/t.md" >/dev/null 2>&1
+      "${extra[@]}" "$@" --out "$work/t.md" >/dev/null 2>&1
   awk -v model="$model" -v label="" -F'|' -f experiments/bench_rows.awk \
       -v cols="CUDA batched ms;CUDA latency ms;CPU $threads thr ms;OpenCV $threads thr ms;CUDA vs OpenCV $threads thr" "$work/t.md"
 }
