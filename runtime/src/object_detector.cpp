@@ -113,18 +113,18 @@ struct ScannedImage {
     ImageView view() const { return pad > 0 ? padding.view : original.view; }
 };
 
-// Pads the image as `boxes` says. A padded image that holds no window gets an error naming its
+// Pads the image by `pad_share` of its height. A padded image that holds no window gets an error naming its
 // own size, its border and the pad share: the detector would name the padded size alone.
-ScannedImage scanned(BulkImage original, const Operation& op, const CascadeModel& m) {
+ScannedImage scanned(BulkImage original, double pad_share, const DetectParams& scan, const CascadeModel& m) {
     ScannedImage s;
     validate(original.view);
-    s.pad = pad_pixels(op.boxes.pad, original.view.height);
+    s.pad = pad_pixels(pad_share, original.view.height);
     if (s.pad > 0) {
         const ImageView& v = original.view;
-        const std::string why = window_fit_problem(v.width + 2 * s.pad, v.height + 2 * s.pad, m.window_width, m.window_height, op.scan);
+        const std::string why = window_fit_problem(v.width + 2 * s.pad, v.height + 2 * s.pad, m.window_width, m.window_height, scan);
         if (!why.empty()) {
             std::ostringstream out;  // default formatting: 0.25, not 0.250000
-            out << "image " << v.width << "x" << v.height << " with a border of " << s.pad << " px (pad " << op.boxes.pad
+            out << "image " << v.width << "x" << v.height << " with a border of " << s.pad << " px (pad " << pad_share
                 << " of its height): " << why;
             throw DetectError(out.str());
         }
@@ -157,9 +157,7 @@ ObjectResult ObjectDetector::detect(const ImageView& image) { return detect(imag
 
 ObjectResult ObjectDetector::detect(const ImageView& image, const BoxSettings& boxes) {
     validate(boxes);
-    Operation op = operation_;
-    op.boxes = boxes;
-    const ScannedImage s = scanned({image, nullptr}, op, model());
+    const ScannedImage s = scanned({image, nullptr}, boxes.pad, operation_.scan, model());
     return finished(bulk_->detect(s.view()), s.pad, model(), boxes);
 }
 
@@ -168,7 +166,7 @@ BulkTotals ObjectDetector::run(std::size_t count, const BulkDetector::Loader& lo
     return bulk_->run(
         count,
         [&](std::size_t i) {
-            auto s = std::make_shared<ScannedImage>(scanned(load(i), operation_, model()));
+            auto s = std::make_shared<ScannedImage>(scanned(load(i), operation_.boxes.pad, operation_.scan, model()));
             return BulkImage{s->view(), s};
         },
         [&](std::size_t i, DetectResult&& r, const BulkImage& image, double ms) {
